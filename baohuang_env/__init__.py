@@ -6,7 +6,18 @@ is registered as `Baohuang-v0`.
 """
 
 from .game import Game, GameResult, IllegalActionError
-from .melds import DECISIONS, FIRST_PLAY, LAYOUT_VERSION, PASS, ActionTable, Play, action_table, beats, format_play, parse_play
+from .melds import (
+    DECISIONS,
+    FIRST_PLAY,
+    LAYOUT_VERSION,
+    PASS,
+    ActionTable,
+    Play,
+    action_table,
+    beats,
+    format_play,
+    parse_play,
+)
 from .rules import PRESETS, Rules, get_rules
 
 __all__ = [
