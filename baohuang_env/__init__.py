@@ -25,3 +25,21 @@ __all__ = [
     "ActionTable", "Game", "GameResult", "IllegalActionError", "Play", "Rules",
     "action_table", "beats", "format_play", "get_rules", "parse_play",
 ]
+
+# The environments (adapters over the pure engine above) and their registrations.
+from .aec_env import env, raw_env
+
+__all__ += ["env", "raw_env"]
+
+
+def _register() -> None:
+    import gymnasium
+    import pettingzoo
+
+    if "baohuang/baohuang-v0" not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", "baohuang/baohuang-v0", entry_point="baohuang_env:env")
+    if "Baohuang-v0" not in gymnasium.registry:
+        gymnasium.register("Baohuang-v0", entry_point="baohuang_env.gym_env:BaohuangGymEnv")
+
+
+_register()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,15 @@ from .scoring import score_jj
 ROLE, PLAY, OVER = "role", "play", "over"
 REPLAY_FORMAT = "baohuang-replay"
 REPLAY_VERSION = 1
+
+
+@cache
+def _decision_mask(num_actions: int, options: tuple[int, ...]) -> np.ndarray:
+    """The (shared, read-only) mask allowing exactly `options`."""
+    mask = np.zeros(num_actions, dtype=np.int8)
+    mask[list(options)] = 1
+    mask.flags.writeable = False
+    return mask
 
 
 class IllegalActionError(ValueError):
@@ -103,6 +113,7 @@ class Game:
         self.hands: list[list[int]] = d.hands.tolist()
         self.cards_left = [sum(h) for h in self.hands]
         self.played = [[0] * K for _ in range(NUM_SEATS)]
+        self.total_played = [0] * K
         self.first_emperor_card_seat = d.emperor_card_seat  # h0
         self.emperor_card_seat = d.emperor_card_seat  # -1 once played
         self.guard_card_seat = d.guard_card_seat  # -1 once played
@@ -153,11 +164,9 @@ class Game:
         if self._mask is None:
             if self.phase == PLAY:
                 mask = self.table.legal_mask(self.hands[self.current_player], self.top, self.rules)
+                mask.flags.writeable = False
             else:
-                mask = np.zeros(self.table.num_actions, dtype=np.int8)
-                if self.phase == ROLE:
-                    mask[list(self._options)] = 1
-            mask.flags.writeable = False
+                mask = _decision_mask(self.table.num_actions, self._options)
             self._mask = mask
         return self._mask
 
@@ -271,14 +280,18 @@ class Game:
         t, kinds = self.table, self.kinds
         n, s, b = int(t.n[p]), int(t.small[p]), int(t.big[p])
         hand, played = self.hands[seat], self.played[seat]
+        total = self.total_played
         if n:
             r = int(t.rank[p])
             hand[r] -= n
             played[r] += n
+            total[r] += n
         hand[kinds.sj] -= s
         hand[kinds.bj] -= b
         played[kinds.sj] += s
         played[kinds.bj] += b
+        total[kinds.sj] += s
+        total[kinds.bj] += b
         self.cards_left[seat] -= n + s + b
         self.log.append(("play", seat, p + FIRST_PLAY))
         # marked cards go last among equal jokers (§4.9); once played everyone sees the mark
@@ -362,6 +375,7 @@ class Game:
         g.__dict__.update(self.__dict__)
         g.hands = [h[:] for h in self.hands]
         g.played = [h[:] for h in self.played]
+        g.total_played = self.total_played[:]
         g.cards_left = self.cards_left[:]
         g.passed = self.passed[:]
         g.places = self.places[:]

@@ -109,6 +109,10 @@ class ActionTable:
             return self.grid_plays + small * (MAX_BIG + 1) + big - 1
         return ((rank * COPIES_PER_RANK + n - 1) * (MAX_SMALL + 1) + small) * (MAX_BIG + 1) + big
 
+    def action_id_of(self, rank: int, n: int, small: int, big: int) -> int:
+        """Action id of a play given by the kind index of its rank (ignored when n == 0)."""
+        return FIRST_PLAY + self.play_index(rank, n, small, big)
+
     def action_id(self, play: Play) -> int:
         """Action id of a `Play`; raises ValueError when the play cannot exist."""
         rank, n, small, big = play
@@ -145,16 +149,8 @@ class ActionTable:
         return _legality_tables(self)
 
     def beats_row(self, prev: int) -> np.ndarray:
-        """Bool (P,): which plays beat play index `prev` (RULES.md §4.3), cached per row."""
-        t = self._tables
-        if not t.beats_done[prev]:
-            # positional rule: c beats p iff same size and, for every kind v,
-            # #(c cards > v) >= #(p cards >= v)   (sorted domination, strictly greater)
-            row = (self.size == self.size[prev]) & np.all(self.ge[:, 1:] >= self.ge[prev, :-1], axis=1)
-            t.beats[prev, FIRST_PLAY:] = row
-            t.beats[prev, PASS] = 1
-            t.beats_done[prev] = True
-        return t.beats[prev, FIRST_PLAY:].view(bool)
+        """Bool (P,): which plays beat play index `prev` (RULES.md §4.3)."""
+        return self._tables.beats[prev, FIRST_PLAY:].view(bool)
 
     def legal_mask(self, hand: list[int], prev: int, rules: Rules) -> np.ndarray:
         """Legal actions (int8, N) of a seat in the play phase.
@@ -182,8 +178,6 @@ class ActionTable:
         ))
         mask = np.frombuffer(bytearray(raw), dtype=np.int8)
         if prev >= 0:
-            if not t.beats_done[prev]:
-                self.beats_row(prev)
             mask &= t.beats[prev]
         return mask
 
@@ -223,9 +217,6 @@ class ActionTable:
                 grid[only, 0, (six[only] - 1) * _JOKER_COMBOS + ns * (MAX_BIG + 1) + nb] = 1
         follow = np.flatnonzero(prevs >= 0)
         if follow.size:
-            for p in np.unique(prevs[follow]):  # fill the few missing cache rows
-                if not t.beats_done[p]:
-                    self.beats_row(int(p))
             out[follow] &= t.beats[prevs[follow]]
         return out
 
@@ -250,10 +241,7 @@ class _LegalityTables:
         self.zero_block = bytes(COPIES_PER_RANK * _JOKER_COMBOS)
         self.prefix_lead = bytes(FIRST_PLAY)
         self.prefix_follow = b"\x01" + bytes(FIRST_PLAY - 1)
-        P = table.num_plays
-        # np.zeros is lazily paged by the OS: a row costs memory only once computed
-        self.beats = np.zeros((P, FIRST_PLAY + P), dtype=np.int8)
-        self.beats_done = np.zeros(P, dtype=bool)
+        self.beats = _beats_matrix(table)
         self._six_blocks: dict[tuple[int, int, int], bytes] = {}
 
     def six_block(self, sixes: int, ns: int, nb: int, rules: Rules) -> bytes | None:
@@ -269,6 +257,25 @@ class _LegalityTables:
             blk[(sixes - 1) * _JOKER_COMBOS + ns * (MAX_BIG + 1) + nb] = 1
             self._six_blocks[key] = bytes(blk)
         return self._six_blocks[key]
+
+
+def _beats_matrix(table: ActionTable) -> np.ndarray:
+    """beats[p, a] = 1 when action a answers play index p: PASS, or a play that beats p.
+
+    Positional rule of §4.3, vectorized: c beats p iff they have the same size and for every
+    card kind v, #(cards of c above v) >= #(cards of p at or above v). Only plays of equal
+    size can beat each other, so the matrix is filled one size group at a time.
+    """
+    P = table.num_plays
+    beats = np.zeros((P, FIRST_PLAY + P), dtype=np.int8)
+    beats[:, PASS] = 1
+    for size in np.unique(table.size):
+        group = np.flatnonzero(table.size == size)
+        above = table.ge[group, 1:]  # (g, K): cards strictly above kind v
+        at_or_above = table.ge[group, :-1]
+        block = np.all(above[None, :, :] >= at_or_above[:, None, :], axis=2)  # [prev, cand]
+        beats[np.ix_(group, FIRST_PLAY + group)] = block
+    return beats
 
 
 @cache

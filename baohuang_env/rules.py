@@ -19,6 +19,8 @@ from typing import Any
 #: Role-phase steps the engine implements, in the order they may run (RULES.md §3.0).
 #: A preset lists the steps it uses in `Rules.role_steps`; see `baohuang_env.role_phase`.
 ROLE_STEPS = ("abdication", "declaration")
+#: Sequences of role steps that form a complete role phase (each one fixes E and G).
+ROLE_SEQUENCES = (("abdication", "declaration"),)
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,8 @@ class Rules:
     hold_sixes: bool = True
     #: Under hold-the-sixes, the final 6s may not carry jokers (jj reading of [001:L58]).
     six_no_jokers: bool = True
-    #: Plays made only of jokers are allowed (§4.1, §9 #1).
+    #: Plays made only of jokers are allowed (§4.1, §9 #1). Every preset allows them; without
+    #: them a leader holding only jokers would have no legal play, so only True is accepted.
     jokers_only_plays: bool = True
     #: Catch-the-wind (接风, §4.6): "auto" means the finisher's next active seat leads.
     catch_wind: str = "auto"
@@ -42,7 +45,7 @@ class Rules:
     scoring: str = "jj"
     #: Score multiplier when the guard declared himself openly (明保, §6.1).
     open_guard_multiplier: int = 2
-    #: Seat that receives the first card of the deal (§1.3); the engine counts seats from here.
+    #: Seat dealt the first card (§1.3): it and the next two seats in play order get 34 cards.
     start_seat: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,7 +83,7 @@ ALLOWED: dict[str, tuple[Any, ...] | type] = {
     "start_seat": (0, 1, 2, 3, 4),
     "hold_sixes": bool,
     "six_no_jokers": bool,
-    "jokers_only_plays": bool,
+    "jokers_only_plays": (True,),
 }
 
 
@@ -112,11 +115,10 @@ def get_rules(preset: str = "jj", **overrides: Any) -> Rules:
     values = {**PRESETS[preset], **overrides}
     if "role_steps" in values:
         steps = tuple(values["role_steps"])
-        bad = [s for s in steps if s not in ROLE_STEPS]
-        if bad or not steps or steps[0] != "abdication":
+        if steps not in ROLE_SEQUENCES:
             raise ValueError(
-                f"role_steps {list(steps)} is not supported; steps must start with 'abdication' "
-                f"and be chosen from {list(ROLE_STEPS)}"
+                f"role_steps {list(steps)} is not supported; a role phase must be one of "
+                f"{[list(seq) for seq in ROLE_SEQUENCES]}"
             )
         values["role_steps"] = steps
     for name, value in values.items():

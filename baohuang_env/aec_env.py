@@ -1,0 +1,169 @@
+"""# Baohuang (保皇)
+
+| Import | `import baohuang_env; baohuang_env.env(preset="jj")` |
+|---|---|
+| Actions | Discrete (4036 for `jj`) |
+| Parallel API | No |
+| Manual control | No (`baohuang play`) |
+| Agents | `agents= ['player_0', 'player_1', 'player_2', 'player_3', 'player_4']` |
+| Number of agents | 5 |
+| Action shape | (1,) |
+| Action values | Discrete(N), N = 1 pass + 11 role decisions + the play table |
+| Observation shape | (487,) for `jj`, plus an action mask of shape (N,) |
+| Observation values | [0, 1] |
+
+Baohuang is a five-player climbing game played with four decks (168 cards in the default
+`jj` rules). The emperor (皇帝) and his guard (侍卫) play against three rebels; the guard may
+stay hidden, so no one but the guard knows the teams. Players shed cards in tricks: a play is
+any number of cards of one rank plus jokers, and it is beaten by a play of the same size
+whose every card, sorted high to low, is strictly higher. See `docs/rules.md`.
+
+### Observation space
+
+`{"observation": float32 vector, "action_mask": int8 vector}` from the observing seat's point of
+view: relative seat 0 is the observer, 1 the seat that plays after it, and so on. The vector's
+slices (name, offset, length) are in `baohuang_env.encoding.Encoder(rules).slices` and in
+`docs/observation.md`: phase, own hand (thermometer), unseen cards, cards left per seat, cards
+played per seat, passes in this trick, places, the emperor, the emperor-card holder (role
+phase), the guard if known to the observer, own role, open-guard/open-solo flags, the play to
+beat and its player, and the last 8 plays. The mask is all zeros for seats not on turn.
+
+### Action space
+
+Action 0 is pass, 1..11 are role decisions (ACCEPT, ABDICATE, DECLINE, NO, OPEN_SOLO,
+OPEN_GUARD, GRAB, REBEL, KICK, SURRENDER, APPLY_WIND; a preset uses some of them), then every
+play (rank, n, small jokers, big jokers). `baohuang_env.action_table(rules).describe(id)` names
+an id; `parse_play` and `action_id` go the other way.
+
+### Rewards
+
+At the end of the deal each seat receives its score under the preset's scoring (zero-sum),
+or with `reward_mode="win"` +1 / -1 / 0 by the sign of its score (its side won, lost or drew).
+No reward before the end. An illegal action ends the game in `env()` (-1 for the offender,
+PettingZoo's TerminateIllegalWrapper); `raw_env()` raises `IllegalActionError`.
+
+### Version history
+
+* v0: initial release (jj rules).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .cards import NUM_SEATS
+from .encoding import Encoder
+from .game import Game
+from .render import render_table
+from .rules import get_rules
+
+REWARD_MODES = ("score", "win")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Baohuang AEC env inside PettingZoo's standard wrappers (illegal move ends the
+    game with -1 for the offender; out-of-range actions assert; call order is enforced)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    """Baohuang as a PettingZoo AEC env: a thin adapter over `baohuang_env.game.Game`."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi"], "name": "baohuang_v0", "is_parallelizable": False, "render_fps": 1,
+    }
+
+    def __init__(self, preset: str = "jj", render_mode: str | None = None, reward_mode: str = "score",
+                 **rule_overrides: Any) -> None:
+        EzPickle.__init__(self, preset, render_mode, reward_mode, **rule_overrides)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            modes = self.metadata["render_modes"]
+            raise ValueError(f"render_mode {render_mode!r} is not supported; use None or one of {modes}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode {reward_mode!r} is not supported; use one of {list(REWARD_MODES)}")
+        self.rules = get_rules(preset, **rule_overrides)
+        self.render_mode = render_mode
+        self.reward_mode = reward_mode
+        self.encoder = Encoder(self.rules)
+        self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = self.encoder.table.num_actions
+        self._observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
+        })
+        self._action_space = spaces.Discrete(n_actions)
+        self._no_mask = np.zeros(n_actions, dtype=np.int8)
+        self._no_mask.flags.writeable = False
+        self._np_random, _ = seeding.np_random(None)
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        game = self.game
+        mask = game.legal_mask() if seat == game.current_player else self._no_mask
+        return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        self.game = Game(self.rules, seed=int(self._np_random.integers(2**63 - 1)))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[self.game.current_player]
+
+    def step(self, action: int) -> None:
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            return self._was_dead_step(action)
+        agent = self.agent_selection
+        self._cumulative_rewards[agent] = 0
+        game = self.game
+        game.step(action)
+        if game.is_over:
+            scores = game.result.scores
+            for a, s in zip(self.agents, scores, strict=True):
+                self.rewards[a] = s if self.reward_mode == "score" else int(np.sign(s))
+                self.terminations[a] = True
+                self.infos[a] = {"scores": list(scores), "places": list(game.result.places),
+                                 "roles": list(game.result.roles)}
+        else:
+            self.agent_selection = self.agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_table(self.game)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,145 @@
+"""A Gymnasium single-agent view of Baohuang (`Baohuang-v0`).
+
+One learner seat; the other four seats are played inside `step` by given policies (default:
+the auto-play 托管 bot of RULES.md §7). The observation is the learner's float32 vector (see
+`baohuang_env.encoding`); the legal actions are in `info["action_mask"]` and
+`env.action_masks()` (the MaskablePPO convention).
+
+Illegal actions: check_env and unmasked samplers send any id in `Discrete(N)`. By default
+(`illegal_action="terminate"`) an illegal action ends the episode at once with reward
+`illegal_reward` (default -1) and `info["illegal_action"] = True`, the game untouched, like
+PettingZoo's TerminateIllegalWrapper. `illegal_action="raise"` raises `IllegalActionError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .cards import NUM_SEATS
+from .encoding import Encoder
+from .game import Game, IllegalActionError
+from .render import render_table
+from .rules import get_rules
+
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+
+
+class BaohuangGymEnv(gymnasium.Env):
+    """Baohuang for one learner seat against fixed opponent policies."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        preset: str = "jj",
+        opponents: str | Sequence[Any] = "autoplay",
+        learner_seat: int | str = 0,
+        reward_mode: str = "score",
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **rule_overrides: Any,
+    ) -> None:
+        self.rules = get_rules(preset, **rule_overrides)
+        if reward_mode not in ("score", "win"):
+            raise ValueError(f"reward_mode {reward_mode!r} is not supported; use 'score' or 'win'")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action {illegal_action!r} is not supported; use one of {ILLEGAL_ACTION_MODES}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; use None, 'human' or 'ansi'")
+        if not (learner_seat == "random" or learner_seat in range(NUM_SEATS)):
+            raise ValueError(f"learner_seat must be 0..4 or 'random', got {learner_seat!r}")
+        self.reward_mode, self.illegal_action, self.illegal_reward = reward_mode, illegal_action, illegal_reward
+        self.render_mode = render_mode
+        self.learner_seat_option = learner_seat
+        self.encoder = Encoder(self.rules)
+        self.opponents = self._make_opponents(opponents)
+        n_actions = self.encoder.table.num_actions
+        self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(n_actions)
+        self.game: Game | None = None
+        self.learner = 0
+        self._episode_over = True
+
+    def _make_opponents(self, opponents: str | Sequence[Any]) -> list[Any]:
+        from agents import make_agent  # the scripted bots live in the agents package
+
+        specs = [opponents] * (NUM_SEATS - 1) if isinstance(opponents, str) else list(opponents)
+        if len(specs) != NUM_SEATS - 1:
+            raise ValueError(f"give one opponent name/agent or a list of 4, got {len(specs)}")
+        return [make_agent(s, self.rules) if isinstance(s, str) else s for s in specs]
+
+    # ------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the game is over)."""
+        if self._episode_over or self.game.is_over or self.game.current_player != self.learner:
+            return np.zeros(self.action_space.n, dtype=bool)
+        return self.game.legal_mask().astype(bool)
+
+    def _obs_info(self, **extra: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        info = {"action_mask": self.action_masks().astype(np.int8), "seat": self.learner, **extra}
+        return self.encoder.encode(self.game, self.learner), info
+
+    def _play_opponents(self) -> None:
+        game = self.game
+        while not game.is_over and game.current_player != self.learner:
+            seat = game.current_player
+            agent = self.opponents[(seat - self.learner - 1) % NUM_SEATS]
+            game.step(agent.act(self.encoder.encode(game, seat), game.legal_mask()))
+
+    def _reward(self) -> float:
+        score = self.game.result.scores[self.learner]
+        return float(score if self.reward_mode == "score" else np.sign(score))
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.learner_seat_option == "random":
+            self.learner = int(rng.integers(NUM_SEATS))
+        else:
+            self.learner = int(self.learner_seat_option)
+        for agent in self.opponents:
+            if hasattr(agent, "reset"):
+                agent.reset(int(rng.integers(2**31)))
+        self.game = Game(self.rules, seed=int(rng.integers(2**63 - 1)))
+        self._episode_over = False
+        self._play_opponents()
+        self._episode_over = self.game.is_over
+        return self._obs_info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        game = self.game
+        if self._episode_over:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        try:
+            game.step(int(action))
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise
+            self._episode_over = True  # the game itself is left as it was
+            obs, info = self._obs_info(illegal_action=True, reason=str(err))
+            return obs, float(self.illegal_reward), True, False, info
+        self._play_opponents()
+        if self.render_mode == "human":
+            print(render_table(game))
+        if game.is_over:
+            self._episode_over = True
+            obs, info = self._obs_info(scores=list(game.result.scores), roles=list(game.result.roles))
+            return obs, self._reward(), True, False, info
+        obs, info = self._obs_info()
+        return obs, 0.0, False, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = render_table(self.game)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
