@@ -49,6 +49,8 @@ DECISIONS = (
 DECISION_ID = {name: 1 + i for i, name in enumerate(DECISIONS)}
 FIRST_PLAY = 1 + len(DECISIONS)
 
+#: Rows per chunk in batched masks (bounds the temporary gathered rows; 1024 measured fastest).
+_BATCH_CHUNK = 1024
 MAX_SMALL = COPIES_PER_JOKER
 MAX_BIG = COPIES_PER_JOKER
 _JOKER_COMBOS = (MAX_SMALL + 1) * (MAX_BIG + 1)
@@ -163,19 +165,17 @@ class ActionTable:
         R, ns, nb = self.kinds.num_ranks, hand[self.kinds.sj], hand[self.kinds.bj]
         j = min(ns, MAX_SMALL) * (MAX_BIG + 1) + min(nb, MAX_BIG)
         blocks = t.rank_blocks[j]
-        ranks = hand[:R]
-        if rules.hold_sixes and ranks[0]:
+        prefix = t.prefix_follow if prev >= 0 else t.prefix_lead
+        jokers_only = t.jokers_only[j] if rules.jokers_only_plays else t.no_jokers_only
+        sixes = hand[0]
+        if rules.hold_sixes and sixes:
             # 6s only as the whole remaining hand (§4.5): rank 6's block is empty, or holds
             # just "all the 6s" when nothing else (or, where allowed, only jokers) is left
-            six_block = t.six_block(ranks[0], ns, nb, rules) if sum(ranks) == ranks[0] else None
-            body = (six_block or t.zero_block, *map(blocks.__getitem__, ranks[1:]))
+            ranks = hand[1:R]
+            six_block = t.six_block(sixes, ns, nb, rules) if not any(ranks) else None
+            raw = b"".join((prefix, six_block or t.zero_block, *map(blocks.__getitem__, ranks), jokers_only))
         else:
-            body = map(blocks.__getitem__, ranks)
-        raw = b"".join((
-            t.prefix_follow if prev >= 0 else t.prefix_lead,
-            *body,
-            t.jokers_only[j] if rules.jokers_only_plays else t.no_jokers_only,
-        ))
+            raw = b"".join((prefix, *map(blocks.__getitem__, hand[:R]), jokers_only))
         mask = np.frombuffer(bytearray(raw), dtype=np.int8)
         if prev >= 0:
             mask &= t.beats[prev]
@@ -189,20 +189,26 @@ class ActionTable:
         `hands` (B, K) card counts, `prevs` (B,) play index to beat or -1 when leading.
         Returns int8 (B, N), written into `out` when given.
         """
-        t = self._tables
         hands = np.asarray(hands)
         prevs = np.asarray(prevs)
         B = hands.shape[0]
-        R, g = self.kinds.num_ranks, self.grid_plays
         if out is None:
             out = np.empty((B, self.num_actions), dtype=np.int8)
+        for lo in range(0, B, _BATCH_CHUNK):
+            hi = min(lo + _BATCH_CHUNK, B)
+            self._legal_masks_chunk(hands[lo:hi], prevs[lo:hi], rules, out[lo:hi])
+        return out
+
+    def _legal_masks_chunk(self, hands: np.ndarray, prevs: np.ndarray, rules: Rules, out: np.ndarray) -> None:
+        t = self._tables
+        B = hands.shape[0]
+        R, g = self.kinds.num_ranks, self.grid_plays
         j = (np.minimum(hands[:, self.kinds.sj], MAX_SMALL) * (MAX_BIG + 1)
              + np.minimum(hands[:, self.kinds.bj], MAX_BIG)).astype(np.intp)
         grid = out[:, FIRST_PLAY:FIRST_PLAY + g].reshape(B, R, g // R)
         np.take(t.block_table, hands[:, :R] * _JOKER_COMBOS + j[:, None], axis=0, out=grid)
         out[:, FIRST_PLAY + g:] = t.jokers_only_table[j] if rules.jokers_only_plays else 0
-        out[:, :FIRST_PLAY] = 0
-        out[:, PASS] = prevs >= 0
+        out[:, :FIRST_PLAY] = 1  # cleared or kept by the beats row below
         if rules.hold_sixes:
             six = hands[:, 0].astype(np.intp)
             rows = np.flatnonzero(six)
@@ -215,10 +221,9 @@ class ActionTable:
                     keep = (ns + nb) == 0
                     only, ns, nb = only[keep], ns[keep] * 0, nb[keep] * 0
                 grid[only, 0, (six[only] - 1) * _JOKER_COMBOS + ns * (MAX_BIG + 1) + nb] = 1
-        follow = np.flatnonzero(prevs >= 0)
-        if follow.size:
-            out[follow] &= t.beats[prevs[follow]]
-        return out
+        # row P of `beats` is "leading": no pass, any play; rows < P answer that play
+        rows = np.where(prevs >= 0, prevs, self.num_plays)
+        np.bitwise_and(out, t.beats[rows], out=out)
 
 
 class _LegalityTables:
@@ -260,15 +265,17 @@ class _LegalityTables:
 
 
 def _beats_matrix(table: ActionTable) -> np.ndarray:
-    """beats[p, a] = 1 when action a answers play index p: PASS, or a play that beats p.
+    """beats[p, a] = 1 when action a answers play index p: PASS, or a play that beats p;
+    the extra row beats[P] allows every play and no pass (leading), for batched masks.
 
     Positional rule of §4.3, vectorized: c beats p iff they have the same size and for every
     card kind v, #(cards of c above v) >= #(cards of p at or above v). Only plays of equal
     size can beat each other, so the matrix is filled one size group at a time.
     """
     P = table.num_plays
-    beats = np.zeros((P, FIRST_PLAY + P), dtype=np.int8)
-    beats[:, PASS] = 1
+    beats = np.zeros((P + 1, FIRST_PLAY + P), dtype=np.int8)
+    beats[:P, PASS] = 1
+    beats[P, FIRST_PLAY:] = 1  # the extra last row stands for "leading": any play, no pass
     for size in np.unique(table.size):
         group = np.flatnonzero(table.size == size)
         above = table.ge[group, 1:]  # (g, K): cards strictly above kind v

@@ -1,0 +1,1 @@
+"""Command-line entry points of the `baohuang` console script (bench, fuzz, ...)."""

@@ -1,0 +1,197 @@
+"""`baohuang bench`: speed of the engine, the masks and the environments, as JSON.
+
+Every figure is measured in this one process, one after another, so that rates and ratios
+can be compared within a run. The machines are shared and noisy: compare figures from the
+same run, and read `env_fraction_of_ceiling`, which divides our `env()` rate by the rate of a
+do-nothing AEC env of the same shape inside the same PettingZoo wrappers (measured here too).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import random
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from baohuang_env import Game, action_table, get_rules
+from baohuang_env.encoding import Encoder
+
+
+def _collect_states(rules, games: int, seed: int) -> tuple[list[list[int]], list[int]]:
+    """(hand, play to beat) pairs seen by the acting seat in random games (play phase)."""
+    rng = random.Random(seed)
+    hands, prevs = [], []
+    for g in range(games):
+        game = Game(rules, seed=seed + g)
+        while not game.is_over:
+            if game.phase == "play":
+                hands.append(list(game.hands[game.current_player]))
+                prevs.append(game.top)
+            legal = game.legal_actions()
+            game.step(int(legal[rng.randrange(legal.size)]))
+    return hands, prevs
+
+
+def _time_masks(rules, hands, prevs, repeat: int) -> dict[str, float]:
+    table = action_table(rules)
+    out: dict[str, float] = {}
+    for name, keep in (("lead", lambda p: p < 0), ("follow", lambda p: p >= 0)):
+        pairs = [(h, p) for h, p in zip(hands, prevs, strict=True) if keep(p)]
+        mask = table.legal_mask
+        t0 = time.perf_counter()
+        for _ in range(repeat):
+            for h, p in pairs:
+                mask(h, p, rules)
+        out[f"mask_us_per_call_{name}"] = (time.perf_counter() - t0) / (repeat * len(pairs)) * 1e6
+    batch = 1024
+    H = np.array(hands[:batch], dtype=np.int8)
+    P = np.array(prevs[:batch])
+    buf = np.empty((len(H), table.num_actions), dtype=np.int8)
+    table.legal_masks_batch(H, P, rules, out=buf)
+    t0 = time.perf_counter()
+    for _ in range(repeat * 4):
+        table.legal_masks_batch(H, P, rules, out=buf)
+    out["batched_mask_us_per_hand"] = (time.perf_counter() - t0) / (repeat * 4 * len(H)) * 1e6
+    out["batch_size"] = len(H)
+    return out
+
+
+def _time_engine(rules, seconds: float, seed: int) -> dict[str, float]:
+    rng = random.Random(seed)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        game = Game(rules, seed=seed + games)
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.step(int(legal[rng.randrange(legal.size)]))
+            steps += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"engine_steps_per_s": steps / dt, "engine_games_per_s": games / dt, "steps_per_game": steps / games}
+
+
+def _run_aec(make, seconds: float, seed: int) -> tuple[float, float]:
+    """Random legal play through agent_iter/last/step; returns (steps/s, games/s)."""
+    env = make()
+    rng = random.Random(seed)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        env.reset(seed=seed + games)
+        for _agent in env.agent_iter():
+            obs, _rew, term, trunc, _info = env.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = obs["action_mask"].view(bool).nonzero()[0]
+                action = int(legal[rng.randrange(legal.size)])
+            env.step(action)
+            steps += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return steps / dt, games / dt
+
+
+def _noop_env_factory(obs_size: int, n_actions: int, episode_steps: int):
+    """A do-nothing 5-agent AEC env of our shape: the ceiling any AEC env can reach here."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+
+    class NoopEnv(AECEnv):
+        metadata = {"name": "noop_v0", "render_modes": [], "is_parallelizable": False}  # noqa: RUF012
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = [f"player_{i}" for i in range(5)]
+            self._space = spaces.Dict({"observation": spaces.Box(0, 1, (obs_size,), np.float32),
+                                       "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
+            self._obs = np.zeros(obs_size, np.float32)
+            self._mask = np.zeros(n_actions, np.int8)
+            self._mask[:12] = 1
+
+        def observation_space(self, agent):
+            return self._space
+
+        def action_space(self, agent):
+            return spaces.Discrete(n_actions)
+
+        def observe(self, agent):
+            return {"observation": self._obs, "action_mask": self._mask}
+
+        def reset(self, seed=None, options=None):
+            self.agents = self.possible_agents[:]
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.t = 0
+            self.agent_selection = self.agents[0]
+
+        def step(self, action):
+            if self.terminations[self.agent_selection]:
+                return self._was_dead_step(action)
+            self._cumulative_rewards[self.agent_selection] = 0
+            self.t += 1
+            self.agent_selection = self.agents[self.t % 5]
+            if self.t >= episode_steps:
+                for a in self.agents:
+                    self.terminations[a] = True
+            self._accumulate_rewards()
+
+    def make():
+        e = NoopEnv()
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = wrappers.AssertOutOfBoundsWrapper(e)
+        return wrappers.OrderEnforcingWrapper(e)
+
+    return make
+
+
+def run_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, log=None) -> dict[str, Any]:
+    """Measure everything; returns the JSON-ready report."""
+    import baohuang_env
+
+    def say(msg: str) -> None:
+        if log is not None:
+            print(msg, file=log, flush=True)
+
+    rules = get_rules(preset)
+    table = action_table(rules)
+    t0 = time.perf_counter()
+    table.legal_mask([0] * table.kinds.num_kinds, -1, rules)  # build the lookup tables
+    build_s = time.perf_counter() - t0
+    say("collecting states ...")
+    hands, prevs = _collect_states(rules, games=20, seed=seed)
+    report: dict[str, Any] = {
+        "preset": preset, "num_actions": table.num_actions, "observation_size": Encoder(rules).size,
+        "table_build_s": build_s,
+        "python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
+    }
+    say("timing masks ...")
+    report.update(_time_masks(rules, hands, prevs, repeat=5))
+    say("timing the bare engine ...")
+    report.update(_time_engine(rules, seconds, seed))
+    say("timing raw_env() ...")
+    report["raw_env_steps_per_s"], _ = _run_aec(lambda: baohuang_env.raw_env(preset=preset), seconds, seed)
+    say("timing env() ...")
+    report["env_steps_per_s"], report["env_games_per_s"] = _run_aec(
+        lambda: baohuang_env.env(preset=preset), seconds, seed)
+    say("timing a no-op AEC env in the same wrappers (the ceiling) ...")
+    noop = _noop_env_factory(report["observation_size"], table.num_actions, int(report["steps_per_game"]))
+    report["noop_env_steps_per_s"], _ = _run_aec(noop, seconds, seed)
+    report["env_fraction_of_ceiling"] = report["env_steps_per_s"] / report["noop_env_steps_per_s"]
+    return report
+
+
+def main(args) -> int:
+    report = run_bench(args.preset, args.seconds, args.seed, log=sys.stderr)
+    rounded = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in report.items()}
+    print(json.dumps(rounded, indent=1))
+    return 0
