@@ -1,10 +1,13 @@
 """Agents: anything with `act(observation, action_mask) -> int`.
 
-Scripted baselines live here (`random`, `autoplay`), beside the trainers that will come.
-`make_agent(name, rules)` builds one by name.
+Scripted baselines live here beside the trainers; `make_agent(spec, rules)` builds any of
+them from a name such as "random" or "autoplay".
 """
 
-from .base import Agent, make_agent
+from .base import AGENT_KINDS, Agent, make_agent, register_agent
 from .scripted import AutoPlayAgent, RandomAgent
 
-__all__ = ["Agent", "AutoPlayAgent", "RandomAgent", "make_agent"]
+register_agent("random", lambda arg, rules, seed: RandomAgent(seed))
+register_agent("autoplay", lambda arg, rules, seed: AutoPlayAgent(rules))
+
+__all__ = ["AGENT_KINDS", "Agent", "AutoPlayAgent", "RandomAgent", "make_agent", "register_agent"]

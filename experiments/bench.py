@@ -190,6 +190,13 @@ def run_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, log=None)
     return report
 
 
+def add_parser(sub) -> None:
+    p = sub.add_parser("bench", help="time masks, engine and envs; prints JSON")
+    p.add_argument("--preset", default="jj")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per rate measurement (default 3)")
+    p.add_argument("--seed", type=int, default=0)
+
+
 def main(args) -> int:
     report = run_bench(args.preset, args.seconds, args.seed, log=sys.stderr)
     rounded = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in report.items()}

@@ -121,6 +121,14 @@ class _Inline:
         return map(fn, items)
 
 
+def add_parser(sub) -> None:
+    p = sub.add_parser("fuzz", help="play random games and check every invariant")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--preset", default="jj")
+    p.add_argument("--seed", type=int, default=0, help="first game seed; game i uses seed + i")
+    p.add_argument("--workers", type=int, default=1, help="processes to use (default 1)")
+
+
 def main(args) -> int:
     failures = run_fuzz(args.preset, args.games, args.seed, args.workers)
     for seed, problems in failures:

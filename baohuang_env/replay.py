@@ -1,0 +1,50 @@
+"""Saving and loading replays: a game as JSON (rules, seed, actions[, custom deal, result]).
+
+Files are written atomically (a temporary file in the same folder, then a rename), so a
+crash never leaves a half-written replay behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .game import Game
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
+    """Write JSON to `path` through a temporary file and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_replay(game: Game, path: str | os.PathLike) -> None:
+    """Save `game` (finished or not) as a replay file."""
+    write_json_atomic(path, game.to_replay())
+
+
+def load_replay(path: str | os.PathLike) -> Game:
+    """Rebuild the game of a replay file. Raises ValueError when the file cannot be read as
+    a replay or does not reproduce its recorded result."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+    except OSError as err:
+        raise ValueError(f"cannot read replay {path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"replay {path} is not valid JSON: {err}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"replay {path} is not a Baohuang replay (expected a JSON object)")
+    return Game.from_replay(record)
