@@ -109,6 +109,20 @@ class raw_env(AECEnv, EzPickle):
         self._np_random, _ = seeding.np_random(None)
         self.game: Game | None = None
 
+    # EzPickle alone rebuilds a fresh env from the constructor arguments; keep the game too
+    _RUNTIME = ("game", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos",
+                "agent_selection", "_np_random")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = EzPickle.__getstate__(self)
+        state["_runtime"] = {k: self.__dict__[k] for k in self._RUNTIME if k in self.__dict__}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        runtime = state.pop("_runtime", {})
+        EzPickle.__setstate__(self, state)
+        self.__dict__.update(runtime)
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
 

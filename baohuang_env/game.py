@@ -369,6 +369,17 @@ class Game:
         self.log.append(("over", tuple(scores)))
 
     # ------------------------------------------------------------------ copies and replays
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["table"], state["kinds"]  # rebuilt from the rules (cached, with its lookup tables)
+        state["_mask"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.table = action_table(self.rules)
+        self.kinds = self.table.kinds
+
     def copy(self) -> Game:
         """An independent copy (cheap: plain lists, shared immutable tables)."""
         g = Game.__new__(Game)

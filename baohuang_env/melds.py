@@ -118,15 +118,16 @@ class ActionTable:
     def action_id(self, play: Play) -> int:
         """Action id of a `Play`; raises ValueError when the play cannot exist."""
         rank, n, small, big = play
+        raw = tuple(play)  # repr of the plain tuple: format_play cannot show an invalid play
         if not (0 <= small <= MAX_SMALL and 0 <= big <= MAX_BIG and 0 <= n <= COPIES_PER_RANK):
-            raise ValueError(f"no such play {play!r}: at most 16 of a rank and 4 of each joker")
+            raise ValueError(f"no such play {raw}: at most 16 of a rank and 4 of each joker")
         if n + small + big == 0:
             raise ValueError("a play has at least one card")
         if (n == 0) != (rank is None):
-            raise ValueError(f"play {play!r}: give a rank exactly when n > 0")
+            raise ValueError(f"play {raw}: give a rank exactly when n > 0")
         r = -1 if rank is None else self.kinds.index(rank)
         if r >= self.kinds.num_ranks:
-            raise ValueError(f"play {play!r}: jokers are counted in small/big, not as the rank")
+            raise ValueError(f"play {raw}: jokers are counted in small/big, not as the rank")
         return FIRST_PLAY + self.play_index(r, n, small, big)
 
     def play(self, action: int) -> Play:
@@ -206,7 +207,8 @@ class ActionTable:
         j = (np.minimum(hands[:, self.kinds.sj], MAX_SMALL) * (MAX_BIG + 1)
              + np.minimum(hands[:, self.kinds.bj], MAX_BIG)).astype(np.intp)
         grid = out[:, FIRST_PLAY:FIRST_PLAY + g].reshape(B, R, g // R)
-        np.take(t.block_table, hands[:, :R] * _JOKER_COMBOS + j[:, None], axis=0, out=grid)
+        # intp before multiplying: int8 hands would overflow (6 x 25 > 127)
+        np.take(t.block_table, hands[:, :R].astype(np.intp) * _JOKER_COMBOS + j[:, None], axis=0, out=grid)
         out[:, FIRST_PLAY + g:] = t.jokers_only_table[j] if rules.jokers_only_plays else 0
         out[:, :FIRST_PLAY] = 1  # cleared or kept by the beats row below
         if rules.hold_sixes:
@@ -380,7 +382,10 @@ def parse_play(text: str, rules: Rules | None = None) -> Play | None:
             )
         sym = m.group(1).upper()
         name = _SYMBOL_RANK.get(sym, sym)
-        counts[name] = counts.get(name, 0) + (int(m.group(2)) if m.group(2) else 1)
+        count = int(m.group(2)) if m.group(2) else 1
+        if count == 0:
+            raise ValueError(f"{m.group(0)!r} in {text!r} has no cards; a play has at least one card")
+        counts[name] = counts.get(name, 0) + count
         pos = m.end()
     small, big = counts.pop("SJ", 0), counts.pop("BJ", 0)
     if len(counts) > 1:

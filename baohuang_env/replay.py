@@ -23,6 +23,9 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, ensure_ascii=False)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would otherwise stick to the file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -94,7 +94,7 @@ def _check_value(name: str, value: Any) -> None:
     if isinstance(allowed, type):
         if not isinstance(value, allowed):
             raise ValueError(f"rule flag {name!r} must be {allowed.__name__}, got {value!r}")
-    elif value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+    elif value not in allowed or type(value) is not type(allowed[0]):  # 2.0 or True are not 2 or 1
         raise ValueError(f"rule flag {name!r} = {value!r} is not supported; allowed: {list(allowed)}")
 
 

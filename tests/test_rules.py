@@ -1,0 +1,215 @@
+"""`Rules` and `get_rules`: the jj preset's values, validation errors, serialization and the
+fingerprint that checkpoints store."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baohuang_env import LAYOUT_VERSION, PRESETS, Rules, get_rules
+
+
+def test_default_is_jj_with_the_values_of_rules_md_section_8():
+    r = get_rules()
+    assert r == get_rules("jj")
+    assert "jj" in PRESETS
+    assert r.preset == "jj"
+    assert r.deck_size == 168  # no 3, 4, 5 [001:L14]
+    assert r.role_steps == ("abdication", "declaration")  # §3.2 R1, then R2+R3 as one round (§3.8)
+    assert r.hold_sixes is True  # [001:L58]
+    assert r.six_no_jokers is True  # [001:L58]
+    assert r.jokers_only_plays is True  # §9 #1
+    assert r.catch_wind == "auto"  # [001:L62]
+    assert r.scoring == "jj"
+    assert r.open_guard_multiplier == 2  # [001:L34]
+    assert r.start_seat == 0  # §1.3
+
+
+def test_overrides_apply_one_by_one():
+    r = get_rules("jj", hold_sixes=False, start_seat=3)
+    assert r.hold_sixes is False and r.start_seat == 3
+    assert r.jokers_only_plays is True and r.preset == "jj"
+    assert get_rules(open_guard_multiplier=1).open_guard_multiplier == 1
+    assert get_rules(six_no_jokers=False).six_no_jokers is False
+
+
+def test_jokers_only_plays_cannot_be_switched_off():
+    # every preset allows jokers-only plays (RULES.md §9 #1); without them a leader holding
+    # only jokers would have no legal play (RULES.md §4.5 point 5: there is no deadlock)
+    with pytest.raises(ValueError, match="jokers_only_plays"):
+        get_rules("jj", jokers_only_plays=False)
+
+
+def test_rules_are_frozen_and_hashable():
+    r = get_rules()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.hold_sixes = False  # type: ignore[misc]
+    assert hash(r) == hash(get_rules())
+    assert len({get_rules(), get_rules(), get_rules(hold_sixes=False)}) == 2
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_unknown_preset_lists_the_presets():
+    with pytest.raises(ValueError, match="no_such_preset") as err:
+        get_rules("no_such_preset")
+    assert "jj" in str(err.value)
+
+
+@pytest.mark.parametrize("flag", ["hold_six", "holdSixes", "deck", "seed"])
+def test_unknown_flag_lists_the_allowed_flags(flag):
+    with pytest.raises(ValueError, match=flag) as err:
+        get_rules("jj", **{flag: True})
+    message = str(err.value)
+    for name in ("hold_sixes", "six_no_jokers", "jokers_only_plays", "start_seat"):
+        assert name in message
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("hold_sixes", "yes"),
+        ("hold_sixes", 1),
+        ("hold_sixes", None),
+        ("six_no_jokers", 0),
+        ("jokers_only_plays", "False"),
+        ("open_guard_multiplier", True),  # a bool is not a multiplier
+        ("open_guard_multiplier", "2"),
+        ("start_seat", "1"),
+        ("start_seat", True),
+        ("start_seat", 2.0),  # a float seat: the deal indexes seats with it
+        ("deck_size", "168"),
+    ],
+)
+def test_wrong_type_is_rejected(flag, value):
+    with pytest.raises(ValueError, match=flag):
+        get_rules("jj", **{flag: value})
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("start_seat", 5),
+        ("start_seat", -1),
+        ("open_guard_multiplier", 3),
+        ("catch_wind", "sometimes"),
+        ("scoring", "no_such_scheme"),
+        ("deck_size", 100),
+    ],
+)
+def test_unsupported_value_lists_the_allowed_values(flag, value):
+    with pytest.raises(ValueError, match=flag) as err:
+        get_rules("jj", **{flag: value})
+    assert "allowed" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        (),
+        ("declaration",),  # nobody would be emperor
+        ("declaration", "abdication"),
+        ("abdication", "bogus"),
+        ("abdication", "Declaration"),
+        ("abdication",),  # the guard would never be fixed (RULES.md §3.2 R2/R3)
+        ("abdication", "declaration", "declaration"),
+    ],
+)
+def test_impossible_role_steps_are_rejected(steps):
+    with pytest.raises(ValueError, match="role_steps"):
+        get_rules("jj", role_steps=steps)
+
+
+def test_six_no_jokers_without_hold_sixes_is_an_impossible_combination():
+    with pytest.raises(ValueError, match="six_no_jokers"):
+        get_rules("jj", hold_sixes=False, six_no_jokers=False)
+    # each flag alone is fine
+    assert get_rules("jj", hold_sixes=False).hold_sixes is False
+    assert get_rules("jj", six_no_jokers=False).six_no_jokers is False
+
+
+# --------------------------------------------------------------------------- serialization
+
+
+VARIANTS = [
+    {},
+    {"hold_sixes": False},
+    {"six_no_jokers": False},
+    {"open_guard_multiplier": 1},
+    {"start_seat": 4},
+    {"hold_sixes": False, "open_guard_multiplier": 1, "start_seat": 2},
+]
+
+
+@pytest.mark.parametrize("overrides", VARIANTS)
+def test_to_dict_from_dict_round_trip(overrides):
+    r = get_rules("jj", **overrides)
+    d = r.to_dict()
+    assert Rules.from_dict(d) == r
+    # through JSON as well (tuples become lists there)
+    text = json.dumps(d)
+    assert Rules.from_dict(json.loads(text)) == r
+    assert d["preset"] == "jj"
+    assert set(d) == {f.name for f in dataclasses.fields(Rules)}
+    assert get_rules(**{k: v for k, v in d.items() if k != "preset"}) == r
+
+
+def test_to_dict_is_a_copy():
+    r = get_rules()
+    d = r.to_dict()
+    d["hold_sixes"] = False
+    d["role_steps"].append("bogus")
+    assert r.hold_sixes is True and r.role_steps == ("abdication", "declaration")
+
+
+def test_from_dict_validates():
+    d = get_rules().to_dict()
+    d["start_seat"] = 9
+    with pytest.raises(ValueError, match="start_seat"):
+        Rules.from_dict(d)
+    d = get_rules().to_dict()
+    d["no_such_flag"] = 1
+    with pytest.raises(ValueError, match="no_such_flag"):
+        Rules.from_dict(d)
+
+
+# --------------------------------------------------------------------------- fingerprint
+
+
+def test_fingerprint_is_stable_for_equal_rules():
+    a = get_rules("jj", hold_sixes=False, start_seat=2)
+    b = get_rules("jj", start_seat=2, hold_sixes=False)
+    fp = a.fingerprint(LAYOUT_VERSION)
+    assert fp == b.fingerprint(LAYOUT_VERSION) == a.fingerprint(LAYOUT_VERSION)
+    assert fp == Rules.from_dict(json.loads(json.dumps(a.to_dict()))).fingerprint(LAYOUT_VERSION)
+    assert len(fp) == 16 and all(ch in "0123456789abcdef" for ch in fp)
+
+
+def test_fingerprint_differs_when_anything_differs():
+    fps = {get_rules(**o).fingerprint(LAYOUT_VERSION) for o in VARIANTS}
+    assert len(fps) == len(VARIANTS)
+    r = get_rules()
+    assert r.fingerprint(LAYOUT_VERSION) != r.fingerprint(LAYOUT_VERSION + 1)
+
+
+def test_fingerprint_is_the_same_in_another_process():
+    # no dependence on hash randomization or on anything else of this process
+    code = (
+        "from baohuang_env import get_rules, LAYOUT_VERSION;"
+        "print(get_rules('jj', hold_sixes=False, start_seat=2).fingerprint(LAYOUT_VERSION))"
+    )
+    root = Path(__file__).resolve().parent.parent
+    outs = set()
+    for hashseed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed}
+        res = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                             check=True)
+        outs.add(res.stdout.strip())
+    assert outs == {get_rules("jj", hold_sixes=False, start_seat=2).fingerprint(LAYOUT_VERSION)}
