@@ -10,4 +10,15 @@ from .scripted import AutoPlayAgent, RandomAgent
 register_agent("random", lambda arg, rules, seed: RandomAgent(seed))
 register_agent("autoplay", lambda arg, rules, seed: AutoPlayAgent(rules))
 
+
+def _dmc_agent(arg, rules, seed):
+    if not arg:
+        raise ValueError("a DMC agent needs its checkpoint: dmc:path/to/checkpoint.pt")
+    from .dmc.agent import DMCAgent  # torch is imported only when a DMC agent is asked for
+
+    return DMCAgent.from_checkpoint(arg, rules)
+
+
+register_agent("dmc", _dmc_agent)
+
 __all__ = ["AGENT_KINDS", "Agent", "AutoPlayAgent", "RandomAgent", "make_agent", "register_agent"]

@@ -11,6 +11,8 @@ from baohuang_env.rules import Rules
 class RandomAgent:
     """Uniform over the legal actions."""
 
+    uses_observation = False  # the harness may skip encoding observations for it
+
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
@@ -38,6 +40,7 @@ class AutoPlayAgent:
     """
 
     _ROLE_PREFERENCE = (DECISION_ID["ACCEPT"], DECISION_ID["NO"])
+    uses_observation = False  # the mask alone decides
 
     def __init__(self, rules: Rules) -> None:
         table = action_table(rules)

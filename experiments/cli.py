@@ -13,7 +13,12 @@ import sys
 #: Command name -> module implementing it.
 COMMANDS = {
     "bench": "experiments.bench",
+    "eval": "experiments.eval_cmd",
     "fuzz": "experiments.fuzz",
+    "train": "experiments.train_cmd",
+    "export": "experiments.export_cmd",
+    "replay": "experiments.replay_cmd",
+    "play": "experiments.play_cmd",
 }
 
 
@@ -32,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # bad user input (preset, flag, file ...): say what, no traceback
         print(f"baohuang {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `baohuang replay game.json | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,78 @@
+"""Checkpoints: written atomically, loaded safely, refused when made for other rules.
+
+A checkpoint is a dict of tensors and plain values (no pickled objects), so it loads with
+`torch.load(weights_only=True)`. It carries a fingerprint of the rules, the action layout
+and the feature encodings; loading it for anything else fails with a message saying which
+part differs.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from baohuang_env.encoding import Encoder
+from baohuang_env.melds import LAYOUT_VERSION
+from baohuang_env.rules import Rules
+
+CHECKPOINT_FORMAT = "baohuang-checkpoint"
+CHECKPOINT_VERSION = 1
+
+
+def compatibility(rules: Rules, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a checkpoint must match to be usable: rules, action layout, observation size."""
+    enc = Encoder(rules)
+    return {
+        "rules_fingerprint": rules.fingerprint(LAYOUT_VERSION),
+        "rules": rules.to_dict(),
+        "layout_version": LAYOUT_VERSION,
+        "num_actions": enc.table.num_actions,
+        "observation_size": enc.size,
+        **(extra or {}),
+    }
+
+
+def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
+    """torch.save to a temporary file in the same folder, then rename over `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        torch.save({"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, **payload}, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_checkpoint(path: str | os.PathLike, expect: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Load a checkpoint with weights_only=True and check it against `expect`
+    (a `compatibility(...)` dict). Raises ValueError saying what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {path} does not exist")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many kinds for a damaged or foreign file
+        raise ValueError(f"cannot load checkpoint {path}: {err}") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a Baohuang checkpoint")
+    if ckpt.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"{path}: checkpoint version {ckpt.get('version')} is not supported "
+                         f"(this code reads version {CHECKPOINT_VERSION})")
+    if expect is not None:
+        have = ckpt.get("compat", {})
+        for key, want in expect.items():
+            if have.get(key) != want:
+                if key in ("rules_fingerprint", "rules"):
+                    why = f"it was trained for rules {have.get('rules')}, not {expect.get('rules')}"
+                else:
+                    why = f"its {key} is {have.get(key)!r}, expected {want!r}"
+                raise ValueError(f"checkpoint {path} does not fit: {why}")
+    return ckpt

@@ -1,0 +1,131 @@
+"""Typed trainer configs: YAML files in `configs/` loaded into dataclasses, with `key=value`
+overrides from the command line. Unknown keys and wrongly typed values are errors that name
+the key and the expected type, so a typo never silently trains with a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+T = TypeVar("T")
+
+
+def _coerce(name: str, value: Any, kind: Any) -> Any:
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(kind)
+        if value is None and type(None) in options:
+            return None
+        errors = []
+        for opt in options:
+            if opt is type(None):
+                continue
+            try:
+                return _coerce(name, value, opt)
+            except ValueError as err:
+                errors.append(str(err))
+        raise ValueError(errors[0] if errors else f"config key {name!r}: bad value {value!r}")
+    if origin in (list, tuple):
+        (inner, *_) = typing.get_args(kind) or (Any,)
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"config key {name!r} expects a list, got {value!r}")
+        items = [_coerce(name, v, inner) for v in value]
+        return tuple(items) if origin is tuple else items
+    if kind is Any:
+        return value
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+            return value.lower() in ("true", "yes", "1")
+        raise ValueError(f"config key {name!r} expects true/false, got {value!r}")
+    if kind is int:
+        if isinstance(value, bool):
+            raise ValueError(f"config key {name!r} expects an integer, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, str):
+            try:
+                return int(value.replace("_", ""))
+            except ValueError:
+                pass
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise ValueError(f"config key {name!r} expects an integer, got {value!r}")
+    if kind is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise ValueError(f"config key {name!r} expects a number, got {value!r}")
+    if kind is str:
+        if isinstance(value, str):
+            return value
+        raise ValueError(f"config key {name!r} expects a string, got {value!r}")
+    raise ValueError(f"config key {name!r}: unsupported type {kind!r}")
+
+
+def config_from_dict(cls: type[T], data: dict[str, Any], source: str = "config") -> T:
+    """Build dataclass `cls` from a dict, validating keys and types."""
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise ValueError(f"{source}: unknown key(s) {unknown}; allowed keys: {sorted(fields)}")
+    values = {k: _coerce(k, v, hints[k]) for k, v in data.items()}
+    cfg = cls(**values)
+    check = getattr(cfg, "validate", None)
+    if check is not None:
+        check()
+    return cfg
+
+
+def parse_overrides(overrides: list[str]) -> dict[str, Any]:
+    """["lr=0.001", "actors=2"] -> {"lr": 0.001, "actors": 2} (values read as YAML scalars)."""
+    out: dict[str, Any] = {}
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"override {item!r} is not key=value")
+        out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+    return out
+
+
+def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
+    """Load a YAML file (or defaults when `path` is None) into `cls`, then apply overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as err:
+            raise ValueError(f"cannot read config {path}: {err.strerror}") from None
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ValueError(f"config {path} is not valid YAML: {err}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ValueError(f"config {path} must be a mapping of key: value")
+        data = dict(loaded or {})
+    data.update(parse_overrides(overrides or []))
+    return config_from_dict(cls, data, source=str(path) if path else "config")
+
+
+def config_to_dict(cfg: Any) -> dict[str, Any]:
+    """Plain dict of a config (tuples as lists), for YAML, checkpoints and TensorBoard."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(cfg).items()}
+
+
+def save_config(cfg: Any, path: str | Path) -> None:
+    """Write the resolved config as YAML."""
+    Path(path).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False), encoding="utf-8")

@@ -1,0 +1,14 @@
+"""Deep Monte-Carlo (DMC) self-play, DouZero's method, for Baohuang.
+
+Q(s, a) networks score each legal action from the seat's observation and the action's
+features; actors play self-play games ε-greedily in separate processes and write
+(observation, action features, final return) rows into shared buffers; the learner
+regresses Q on those Monte-Carlo returns. One network per role the acting seat knows it has
+(emperor, guard, rebel, solo), so role-phase decisions are learned too.
+"""
+
+from .agent import DMCAgent
+from .features import ActionFeatures
+from .model import ROLES, QNetwork
+
+__all__ = ["ROLES", "ActionFeatures", "DMCAgent", "QNetwork"]

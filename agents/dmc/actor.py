@@ -1,0 +1,118 @@
+"""Actors: self-play games with ε-greedy DMC agents, writing rows into shared buffers.
+
+Buffers (DouZero's layout): preallocated shared-memory tensors of `slots` x `unroll_length`
+rows, the slots partitioned by role network. An actor takes a free slot index of a role
+from that role's free queue, fills it with rows of that role, and hands the index to the
+learner through the full queue; the learner returns it to the free queue after the update.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+
+import numpy as np
+import torch
+
+from baohuang_env import Game, get_rules
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.encoding import Encoder
+
+from .agent import DMCAgent
+from .config import DMCConfig
+from .model import ROLES, QNetwork
+
+#: Training deals draw seeds from here up, so they never meet an evaluation deal set
+#: (evaluation seed ranges stay below 2**32).
+TRAIN_SEED_BASE = 2**32
+
+
+def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, torch.Tensor]:
+    """Shared-memory rows: slot k belongs to role k // cfg.slots_per_role."""
+    slots, T = cfg.slots_per_role * len(ROLES), cfg.unroll_length
+    return {
+        "obs": torch.zeros(slots, T, obs_size).share_memory_(),
+        "action": torch.zeros(slots, T, action_size).share_memory_(),
+        "target": torch.zeros(slots, T).share_memory_(),
+    }
+
+
+class Collector:
+    """Plays self-play games and turns them into filled buffer slots."""
+
+    def __init__(self, cfg: DMCConfig, nets: list[QNetwork], buffers: dict[str, torch.Tensor],
+                 free_queues: list, full_queue, frames, seed: int, blocking: bool = True) -> None:
+        self.cfg = cfg
+        self.blocking = blocking
+        self.rules = get_rules(cfg.preset)
+        self.encoder = Encoder(self.rules)
+        self.agent = DMCAgent(self.rules, nets, epsilon=cfg.epsilon, seed=seed)
+        self.features = self.agent.features
+        self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
+        self.rng = np.random.default_rng(seed)
+        self.staging: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in ROLES]
+
+    def play_game(self) -> None:
+        """One self-play game; its decisions go to staging, full slots to the learner."""
+        game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_BASE, 2**63 - 1)))
+        enc, agent = self.encoder, self.agent
+        rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]
+        steps = 0
+        while not game.is_over:
+            seat = game.current_player
+            mask = game.legal_mask()
+            legal = mask.view(bool).nonzero()[0]
+            if legal.size == 1:  # forced: nothing to learn, no network call
+                game.step(int(legal[0]))
+            else:
+                obs = enc.encode(game, seat)
+                action = agent.act(obs, mask)
+                rows[seat].append((agent.role_of(obs), obs, action))
+                game.step(action)
+            steps += 1
+        scores = game.result.scores
+        for seat in range(NUM_SEATS):
+            ret = (scores[seat] * self.cfg.reward_scale if self.cfg.objective == "score"
+                   else float(np.sign(scores[seat])))
+            for role, obs, action in rows[seat]:
+                self.staging[role].append((obs, action, ret))
+        with self.frames.get_lock():
+            self.frames.value += steps
+        for role in range(len(ROLES)):
+            while len(self.staging[role]) >= self.cfg.unroll_length and self._flush(role):
+                pass
+
+    def _flush(self, role: int) -> bool:
+        """Move one slot's worth of staged rows into a free slot; False when none is free
+        and `blocking` is off (inline mode: the learner must first consume a batch)."""
+        T = self.cfg.unroll_length
+        try:
+            slot = self.free_queues[role].get(block=self.blocking)
+        except queue.Empty:
+            return False
+        chunk, self.staging[role] = self.staging[role][:T], self.staging[role][T:]
+        self.buffers["obs"][slot] = torch.from_numpy(np.stack([c[0] for c in chunk]))
+        self.buffers["action"][slot] = torch.from_numpy(self.features[[c[1] for c in chunk]])
+        self.buffers["target"][slot] = torch.tensor([c[2] for c in chunk])
+        self.full_queue.put((role, slot))
+        return True
+
+
+def actor_process(cfg: DMCConfig, nets: list[QNetwork], buffers, free_queues, full_queue, frames,
+                  stop, seed: int) -> None:
+    """Entry point of an actor process: play until `stop` is set."""
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    torch.set_num_threads(1)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    collector = Collector(cfg, nets, buffers, free_queues, full_queue, frames, seed)
+    try:
+        while not stop.is_set():
+            collector.play_game()
+    except KeyboardInterrupt:
+        pass

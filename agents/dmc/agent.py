@@ -1,0 +1,61 @@
+"""A trained DMC checkpoint as an agent: greedy in Q over the legal actions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from baohuang_env.encoding import Encoder
+from baohuang_env.rules import Rules
+
+from ..checkpoint import compatibility, load_checkpoint
+from .features import ACTION_FEATURE_VERSION, ActionFeatures
+from .model import ROLES, NumpyQ, QNetwork, role_index
+
+
+def dmc_compatibility(rules: Rules) -> dict:
+    return compatibility(rules, {"algo": "dmc", "action_feature_version": ACTION_FEATURE_VERSION})
+
+
+class DMCAgent:
+    """Acts with one Q network per role; `epsilon` > 0 explores uniformly (for actors)."""
+
+    def __init__(self, rules: Rules, nets: list[QNetwork], epsilon: float = 0.0, seed: int | None = None) -> None:
+        self.rules = rules
+        self.features = ActionFeatures(rules).table
+        enc = Encoder(rules)
+        o, n = next((o, n) for name, o, n in enc.slices if name == "my_role")
+        self._role_slice = slice(o, o + n)
+        self.nets = nets
+        self._numpy = [NumpyQ(net) for net in nets]
+        self.epsilon = epsilon
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def from_checkpoint(cls, path: str, rules: Rules) -> DMCAgent:
+        """Load a DMC checkpoint; refuses one made for other rules or layouts."""
+        ckpt = load_checkpoint(path, expect=dmc_compatibility(rules))
+        if ckpt.get("compat", {}).get("algo") != "dmc":
+            raise ValueError(f"{path} is not a DMC checkpoint")
+        arch = ckpt["arch"]
+        nets = []
+        for role in ROLES:
+            net = QNetwork(arch["obs_size"], arch["action_size"], arch["hidden"], arch["head"])
+            net.load_state_dict(ckpt["models"][role])
+            net.eval()
+            nets.append(net)
+        return cls(rules, nets)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def role_of(self, observation: np.ndarray) -> int:
+        return role_index(observation[self._role_slice])
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.asarray(action_mask).view(bool).nonzero()[0]
+        if legal.size == 1:
+            return int(legal[0])
+        if self.epsilon and self.rng.random() < self.epsilon:
+            return int(legal[self.rng.integers(legal.size)])
+        q = self._numpy[self.role_of(observation)].q_values(observation, self.features[legal])
+        return int(legal[int(np.argmax(q))])

@@ -1,0 +1,51 @@
+"""Action features: what an action does, as a fixed float32 row per action id.
+
+Row layout (`ActionFeatures.slices`): is_pass (1), role decision one-hot (11), cards of
+the play per kind / copies (K), the play's rank one-hot (ranks), and its size, ordinary
+cards, small and big jokers scaled to [0, 1]. The table is built once from the action table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from baohuang_env.cards import COPIES_PER_JOKER, COPIES_PER_RANK, deck_counts
+from baohuang_env.melds import DECISIONS, FIRST_PLAY, PASS, action_table
+from baohuang_env.rules import Rules
+
+#: Bump when the row layout changes; checkpoints record it.
+ACTION_FEATURE_VERSION = 1
+_MAX_PLAY_SIZE = COPIES_PER_RANK + 2 * COPIES_PER_JOKER
+
+
+class ActionFeatures:
+    """`table[action_id]` is the feature row of that action."""
+
+    def __init__(self, rules: Rules) -> None:
+        t = action_table(rules)
+        K, R = t.kinds.num_kinds, t.kinds.num_ranks
+        spec = [("is_pass", 1), ("decision", len(DECISIONS)), ("cards", K), ("rank", R), ("shape", 4)]
+        self.slices, off = [], 0
+        for name, n in spec:
+            self.slices.append((name, off, n))
+            off += n
+        self.size = off
+        table = np.zeros((t.num_actions, self.size), dtype=np.float32)
+        table[PASS, 0] = 1.0
+        for i in range(len(DECISIONS)):
+            table[1 + i, 1 + i] = 1.0
+        plays = slice(FIRST_PLAY, None)
+        c0 = 1 + len(DECISIONS)
+        table[plays, c0:c0 + K] = t.counts / deck_counts(rules)
+        has_rank = np.flatnonzero(t.rank >= 0)
+        table[FIRST_PLAY + has_rank, c0 + K + t.rank[has_rank]] = 1.0
+        s0 = c0 + K + R
+        table[plays, s0] = t.size / _MAX_PLAY_SIZE
+        table[plays, s0 + 1] = t.n / COPIES_PER_RANK
+        table[plays, s0 + 2] = t.small / COPIES_PER_JOKER
+        table[plays, s0 + 3] = t.big / COPIES_PER_JOKER
+        table.flags.writeable = False
+        self.table = table
+
+    def decode(self, row: np.ndarray) -> dict[str, np.ndarray]:
+        return {name: row[o:o + n] for name, o, n in self.slices}

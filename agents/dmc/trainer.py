@@ -1,0 +1,268 @@
+"""`baohuang train dmc`: the DMC learner loop, top to bottom.
+
+    config -> run dir -> seeding -> networks (shared memory) + optimizers -> [resume]
+    -> shared buffers + actor processes -> loop { take full slots; when a role has a
+    batch: regress Q on Monte-Carlo returns; log; checkpoint; evaluate } -> final
+    checkpoint -> evaluation table against the scripted bots.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+from baohuang_env import get_rules
+from baohuang_env.encoding import Encoder
+
+from ..checkpoint import load_checkpoint, save_checkpoint
+from ..config import config_from_dict, config_to_dict, save_config
+from .actor import Collector, actor_process, make_buffers
+from .agent import DMCAgent, dmc_compatibility
+from .config import DMCConfig
+from .features import ActionFeatures
+from .model import ROLES, QNetwork
+
+CHECKPOINT_NAME = "checkpoint.pt"
+MODEL_NAME = "model.pt"  # weights only (no optimizer state): small enough to ship
+
+
+@dataclass
+class Counters:
+    frames: int = 0  # environment steps played by the actors (every decision, forced or not)
+    updates: int = 0
+    rows: int = 0  # rows regressed on
+    elapsed_s: float = 0.0  # training time over all resumes
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    torch.backends.cudnn.deterministic = True
+
+
+def _run_dir(cfg: DMCConfig) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path(cfg.runs_dir) / f"baohuang-{cfg.preset}__{cfg.exp_name}__{cfg.seed}__{stamp}"
+    path.mkdir(parents=True, exist_ok=False)
+    return path
+
+
+def _rng_state() -> dict[str, Any]:
+    return {"python": random.getstate(), "numpy": np.random.get_state()[1].tolist(),
+            "numpy_pos": int(np.random.get_state()[2]), "torch": torch.get_rng_state()}
+
+
+def _set_rng_state(state: dict[str, Any]) -> None:
+    random.setstate((state["python"][0], tuple(state["python"][1]), state["python"][2]))
+    np.random.set_state(("MT19937", np.array(state["numpy"], dtype=np.uint32), state["numpy_pos"]))
+    torch.set_rng_state(state["torch"])
+
+
+def checkpoint_payload(cfg: DMCConfig, rules, nets, optimizers, counters: Counters, obs_size: int,
+                       action_size: int) -> dict[str, Any]:
+    return {
+        "compat": dmc_compatibility(rules),
+        "config": config_to_dict(cfg),
+        "arch": {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head},
+        "models": {role: net.state_dict() for role, net in zip(ROLES, nets, strict=True)},
+        "optimizers": {role: opt.state_dict() for role, opt in zip(ROLES, optimizers, strict=True)},
+        "counters": vars(counters).copy(),
+        "rng": _rng_state(),
+    }
+
+
+def export_model(checkpoint: str | os.PathLike, out: str | os.PathLike) -> None:
+    """Write a playing-only copy of a checkpoint: the networks, their shapes, the rules
+    fingerprint, config and counters, without optimizer or RNG state."""
+    ckpt = load_checkpoint(checkpoint)
+    keep = ("compat", "config", "arch", "models", "counters")
+    save_checkpoint(out, {k: ckpt[k] for k in keep})
+
+
+def evaluate_live(agent: DMCAgent, opponents: list[str], rules, deals: int, first_seed: int) -> dict[str, Any]:
+    """Duplicate evaluation of a live agent against each opponent (the evaluation harness)."""
+    from ..evaluate import evaluate_against
+
+    seeds = list(range(first_seed, first_seed + deals))
+    return {opp: evaluate_against(agent, opp, rules, seeds) for opp in opponents}
+
+
+def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
+    """Train, checkpointing into the run directory; returns it."""
+    rules = get_rules(cfg.preset)
+    obs_size = Encoder(rules).size
+    action_size = ActionFeatures(rules).size
+    counters = Counters()
+    ckpt = None
+    if resume is not None:
+        ckpt_path = Path(resume)
+        if ckpt_path.is_dir():
+            ckpt_path = ckpt_path / CHECKPOINT_NAME
+        ckpt = load_checkpoint(ckpt_path, expect=dmc_compatibility(rules))
+        saved = config_from_dict(DMCConfig, ckpt["config"], source=str(ckpt_path))
+        if (saved.hidden, saved.head) != (cfg.hidden, cfg.head):
+            raise ValueError(f"cannot resume {ckpt_path}: network sizes differ from the config "
+                             f"(hidden/head {saved.hidden}/{saved.head} vs {cfg.hidden}/{cfg.head})")
+        run_dir = ckpt_path.parent
+        counters = Counters(**ckpt["counters"])
+    else:
+        run_dir = _run_dir(cfg)
+    save_config(cfg, run_dir / "config.yaml")
+
+    seed_everything(cfg.seed + counters.updates)
+    torch.set_num_threads(1)
+    nets = [QNetwork(obs_size, action_size, cfg.hidden, cfg.head) for _ in ROLES]
+    optimizers = [torch.optim.Adam(net.parameters(), lr=cfg.learning_rate) for net in nets]
+    if ckpt is not None:
+        for role, net, opt in zip(ROLES, nets, optimizers, strict=True):
+            net.load_state_dict(ckpt["models"][role])
+            opt.load_state_dict(ckpt["optimizers"][role])
+        _set_rng_state(ckpt["rng"])
+        print(f"resumed {run_dir} at {counters.frames} frames, {counters.updates} updates", file=log)
+    for net in nets:
+        net.share_memory()
+
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+        f"|{k}|{v}|" for k, v in config_to_dict(cfg).items()))
+
+    # --- buffers and actors -------------------------------------------------------------
+    ctx = mp.get_context("spawn")
+    buffers = make_buffers(cfg, obs_size, action_size)
+    inline = cfg.actors == 0
+    q_factory = queue.Queue if inline else ctx.Queue
+    free_queues = [q_factory() for _ in ROLES]
+    full_queue = q_factory()
+    for role in range(len(ROLES)):
+        for k in range(cfg.slots_per_role):
+            free_queues[role].put(role * cfg.slots_per_role + k)
+    frames = ctx.Value("q", counters.frames)
+    stop = ctx.Event()
+    actor_seed = cfg.seed * 1000 + counters.updates
+    procs = []
+    collector = None
+    if inline:
+        collector = Collector(cfg, nets, buffers, free_queues, full_queue, frames, actor_seed, blocking=False)
+    else:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        for i in range(cfg.actors):
+            p = ctx.Process(target=actor_process, daemon=True,
+                            args=(cfg, nets, buffers, free_queues, full_queue, frames, stop, actor_seed + i))
+            p.start()
+            procs.append(p)
+
+    # --- the learner loop ---------------------------------------------------------------
+    pending: list[list[int]] = [[] for _ in ROLES]
+    budget_s = cfg.total_minutes * 60 if cfg.total_minutes > 0 else float("inf")
+    start = time.time() - counters.elapsed_s
+    last_log = last_ckpt = last_eval = time.time()
+    frames_at_log, log_t = counters.frames, time.time()
+    recent_loss = {r: [] for r in ROLES}
+    recent_return = {r: [] for r in ROLES}
+
+    def out_of_budget() -> bool:
+        over_frames = cfg.total_frames > 0 and frames.value >= cfg.total_frames
+        return over_frames or time.time() - start >= budget_s
+
+    def learn(role: int) -> None:
+        """One regression step of `role`'s network on a batch of its full slots."""
+        slots, pending[role] = pending[role][:cfg.batch_slots], pending[role][cfg.batch_slots:]
+        idx = torch.tensor(slots)
+        obs = buffers["obs"][idx].flatten(0, 1)  # advanced indexing copies: the slots can go back
+        act = buffers["action"][idx].flatten(0, 1)
+        target = buffers["target"][idx].flatten(0, 1)
+        for s in slots:
+            free_queues[role].put(s)
+        loss = torch.nn.functional.mse_loss(nets[role](obs, act), target)
+        optimizers[role].zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(nets[role].parameters(), cfg.max_grad_norm)
+        optimizers[role].step()
+        counters.updates += 1
+        counters.rows += target.numel()
+        recent_loss[ROLES[role]].append(loss.item())
+        recent_return[ROLES[role]].append(target.mean().item())
+
+    try:
+        while not out_of_budget():
+            items = []
+            if inline:  # play one game here, then learn from every slot it filled
+                collector.play_game()
+                while not full_queue.empty():
+                    items.append(full_queue.get_nowait())
+            else:
+                try:
+                    items.append(full_queue.get(timeout=0.5))
+                except queue.Empty:
+                    if not any(p.is_alive() for p in procs):
+                        raise RuntimeError("all actor processes died; see their errors above") from None
+                    continue
+            for role, slot in items:
+                pending[role].append(slot)
+                if len(pending[role]) >= cfg.batch_slots:
+                    learn(role)
+
+            now = time.time()
+            counters.frames, counters.elapsed_s = frames.value, now - start
+            if now - last_log >= cfg.log_seconds:
+                fps = (counters.frames - frames_at_log) / (now - log_t)
+                frames_at_log, log_t, last_log = counters.frames, now, now
+                writer.add_scalar("charts/SPS", fps, counters.frames)
+                writer.add_scalar("charts/updates", counters.updates, counters.frames)
+                for r in ROLES:
+                    if recent_loss[r]:
+                        writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), counters.frames)
+                        writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])),
+                                          counters.frames)
+                losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
+                for r in ROLES:
+                    recent_loss[r].clear()
+                    recent_return[r].clear()
+                remaining = max(budget_s - counters.elapsed_s, 0)
+                print(f"[dmc] {counters.elapsed_s / 60:5.1f} min  frames {counters.frames:,}  {fps:,.0f} frames/s  "
+                      f"updates {counters.updates}  loss {losses}  ~{remaining / 60:.1f} min left",
+                      file=log, flush=True)
+            if now - last_ckpt >= cfg.checkpoint_minutes * 60:
+                last_ckpt = now
+                save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(
+                    cfg, rules, nets, optimizers, counters, obs_size, action_size))
+            if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
+                _log_eval(writer, nets, cfg, rules, counters.frames, cfg.eval_deals, log)
+                last_eval = time.time()
+    finally:
+        stop.set()
+        for p in procs:
+            p.join(timeout=2)
+            if p.is_alive():
+                p.terminate()
+    counters.frames, counters.elapsed_s = frames.value, time.time() - start
+    save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(
+        cfg, rules, nets, optimizers, counters, obs_size, action_size))
+    export_model(run_dir / CHECKPOINT_NAME, run_dir / MODEL_NAME)
+    print(f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
+          f"{counters.elapsed_s / 60:.1f} min; checkpoint {run_dir / CHECKPOINT_NAME}", file=log, flush=True)
+    writer.close()
+    return run_dir
+
+
+def _log_eval(writer, nets, cfg: DMCConfig, rules, step: int, deals: int, log) -> dict[str, Any]:
+    agent = DMCAgent(rules, nets)
+    results = evaluate_live(agent, cfg.eval_opponents, rules, deals, cfg.eval_deal_seed)
+    for opp, res in results.items():
+        writer.add_scalar(f"eval/winrate_vs_{opp.replace(':', '_')}", res.win_rate, step)
+        writer.add_scalar(f"eval/mean_score_diff_vs_{opp.replace(':', '_')}", res.mean_diff, step)
+    print("[dmc] eval: " + "  ".join(f"vs {o}: win {r.win_rate:.2f}" for o, r in results.items()),
+          file=log, flush=True)
+    return results

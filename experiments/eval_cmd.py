@@ -1,0 +1,66 @@
+"""`baohuang eval`: compare agents on seeded duplicate deals (protocol: `agents.evaluate`).
+
+    baohuang eval --agents heuristic greedy autoplay random --deals 2000 [--pairs consecutive|all|first]
+                  [--preset jj] [--deal-seed 1000000 | --deal-file FILE] [--workers 2] [--out DIR]
+                  [--save-replays DIR]
+    baohuang eval --write-deals FILE --deals 2000 [--deal-seed S] [--preset jj]
+
+Writes report.json, report.md and report.png into --out (default runs/eval/<timestamp>) and
+prints the Markdown summary. `--pairs consecutive` compares neighbours in the list (a ladder),
+`all` every pair, `first` the first agent against each of the others.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from agents import AGENT_KINDS
+from agents.evaluate import EVAL_SEED_START, PAIRINGS, deal_range, evaluate_agents, load_deals, write_deals
+from agents.report import to_markdown, write_report
+from baohuang_env.rules import get_rules
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("eval", help="compare agents on seeded duplicate deals with seat rotation",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--agents", nargs="+", metavar="SPEC",
+                   help=f"agent specs, best first for a ladder: {', '.join(sorted(AGENT_KINDS))} or kind:path")
+    p.add_argument("--deals", type=int, default=2000, help="number of deals (default 2000)")
+    p.add_argument("--deal-seed", type=int, default=EVAL_SEED_START,
+                   help=f"first deal seed; deals use seeds S..S+N-1 (default {EVAL_SEED_START})")
+    p.add_argument("--deal-file", help="read the deal set (rules and seeds) from a deal file")
+    p.add_argument("--write-deals", metavar="FILE", help="write the deal set to FILE (then evaluate if --agents)")
+    p.add_argument("--preset", default=None, help="rule preset (default jj; a deal file carries its own)")
+    p.add_argument("--pairs", choices=PAIRINGS, default="consecutive",
+                   help="consecutive: neighbours in --agents (default); all: every pair; "
+                        "first: the first agent against each of the others")
+    p.add_argument("--workers", type=int, default=2, help="processes to use (default 2)")
+    p.add_argument("--out", help="output folder (default runs/eval/<timestamp>)")
+    p.add_argument("--save-replays", metavar="DIR", help="save every game's replay JSON under DIR")
+
+
+def main(args) -> int:
+    if args.deal_file:
+        deals = load_deals(args.deal_file)
+        if args.preset is not None and args.preset != deals.rules.preset:
+            raise ValueError(f"--preset {args.preset} differs from the deal file's preset {deals.rules.preset!r}; "
+                             "drop --preset or use another deal file")
+    else:
+        deals = deal_range(args.deals, args.deal_seed, get_rules(args.preset or "jj"))
+    if args.write_deals:
+        write_deals(args.write_deals, deals)
+        print(f"wrote {len(deals.seeds)} deals ({deals.rules.preset}, fingerprint {deals.fingerprint}) "
+              f"to {args.write_deals}", file=sys.stderr)
+        if not args.agents:
+            return 0
+    if not args.agents:
+        raise ValueError(f"give the agents to compare with --agents, e.g. --agents autoplay random; "
+                         f"accepted agents: {sorted(AGENT_KINDS)} or kind:path for checkpoints")
+    report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,
+                             replay_dir=args.save_replays, log=sys.stderr)
+    out = args.out or f"runs/eval/{time.strftime('%Y%m%d-%H%M%S')}"
+    paths = write_report(report, out)
+    print(to_markdown(report))
+    print(f"wrote {', '.join(str(p) for p in paths.values())}", file=sys.stderr)
+    return 0

@@ -1,0 +1,436 @@
+"""`baohuang play`: play one seat of a deal in the terminal against bots or checkpoints.
+
+    baohuang play                                   # seat 0 against four auto-play bots
+    baohuang play --seat 2 --opponents random --seed 7 --save game.json
+    baohuang play --opponents autoplay,random,random,autoplay
+
+`--opponents` is one agent spec for all four other seats, or four comma-separated specs for
+the other seats in seat order (skipping yours); each is built with `agents.make_agent`
+("random", "autoplay", or "kind:path" for checkpoints once a trainer registers its kind).
+
+On your turn you see the table from your seat, your hand, the play to beat and the numbered
+legal moves. Answer with a move number, with cards (`888+SJ`, `TTT`, `8x5`, `pass`), or with
+a decision name (`ACCEPT`, `ABDICATE`, `NO`, `OPEN_GUARD`, `OPEN_SOLO`). `help`, `hand`,
+`table`, `moves` and `quit` are commands. Anything else is refused with the reason and asked
+again. When you have exactly one legal move it is made for you (say `--ask-forced` to be
+asked anyway). At the end the result is shown, and `--save FILE` writes the replay
+(`baohuang replay FILE`).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import Game, IllegalActionError
+from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, format_play, parse_play
+from baohuang_env.render import format_hand, render_table
+from baohuang_env.replay import save_replay
+from baohuang_env.rules import get_rules
+
+from .replay_cmd import event_text, private_role, result_lines
+
+InputFn = Callable[[str], str]
+#: Above this many legal moves only those without added jokers are listed (`moves` lists all).
+COMPACT_ABOVE = 60
+#: Width of the move list before it wraps.
+LINE_WIDTH = 100
+
+HELP = """\
+How to answer:
+  a number        the move with that number in the list (#7 also works)
+  cards           888, 888+SJ, 9999+BJ+SJ, TTT or 10 10 10 (tens), 8x5 (five 8s), BJ+SJ
+  pass            pass (only when following; the leader must play)
+  a decision      ACCEPT, ABDICATE, NO, OPEN_GUARD, OPEN_SOLO (in the role phase)
+  hand | table | moves | help | quit
+A number that also reads as cards you hold (2, 8, 88, 10 ...) is ambiguous: you are asked
+whether you mean the move with that number (m) or the cards (c). #7 is always move 7.
+Beating a play: the same number of cards, each strictly higher once both plays are sorted
+high to low (6 < 7 < ... < A < 2 < SJ < BJ). A play with a BJ cannot be beaten; k SJs need
+k BJs. 6s may only be played as your very last cards, all together and without jokers."""
+
+
+class Quit(Exception):
+    """The human asked to leave the game."""
+
+
+class EndOfInput(Exception):
+    """Standard input ran out."""
+
+
+def decision_help(game: Game, seat: int, name: str) -> str:
+    """A one-line explanation of a role decision for the deciding seat."""
+    up = (seat - 1) % NUM_SEATS
+    solo_warning = " (you also hold the guard card: you would play alone, a solo)" \
+        if seat == game.guard_card_seat else ""
+    asked_guard = game.phase == "role" and seat == game.guard and seat != game.emperor
+    asked_solo = game.phase == "role" and seat == game.guard == game.emperor
+    texts = {
+        "ACCEPT": "become the emperor and lead the first trick" + solo_warning,
+        "ABDICATE": f"pass the emperor card to your upper seat (seat {up}), who decides next",
+        "NO": ("stay a hidden guard (暗保): only you know" if asked_guard else
+               "play a hidden solo (暗独): +12 / 0 / -12 by your place" if asked_solo else
+               "nothing to declare"),
+        "OPEN_GUARD": "reveal yourself as the guard (明保): every score of the deal is doubled",
+        "OPEN_SOLO": "announce an open solo (明独): +24 if you go out first, else -24; ends at the first player out",
+    }
+    return texts.get(name, name)
+
+
+def move_list(game: Game, legal: np.ndarray) -> list[int]:
+    """Legal action ids in the order they are numbered: pass, decisions, plain plays by
+    rank and size, jokers-only plays, then plays with jokers added."""
+    table = game.table
+
+    def key(a: int) -> tuple:
+        if a < FIRST_PLAY:
+            return (0, a)
+        p = a - FIRST_PLAY
+        n, jokers = int(table.n[p]), int(table.small[p]) + int(table.big[p])
+        group = 1 if jokers == 0 else 2 if n == 0 else 3
+        return (group, int(table.rank[p]), n, int(table.big[p]), int(table.small[p]))
+
+    return sorted((int(a) for a in legal), key=key)
+
+
+def format_moves(game: Game, seat: int, moves: list[int], full: bool) -> tuple[list[str], int]:
+    """The numbered move list as lines, and how many moves it leaves out (compact view)."""
+    table = game.table
+    shown = moves
+    if not full and len(moves) > COMPACT_ABOVE:
+        shown = [a for a in moves if a < FIRST_PLAY
+                 or int(table.small[a - FIRST_PLAY]) + int(table.big[a - FIRST_PLAY]) == 0
+                 or int(table.n[a - FIRST_PLAY]) == 0]
+    width = len(str(len(moves)))
+    texts = [game.describe(a) for a in shown]
+    cell_width = width + 3 + max((len(t) for a, t in zip(shown, texts, strict=True) if not 1 <= a < FIRST_PLAY),
+                                     default=4)
+    lines: list[str] = []
+    groups: list[tuple[Any, list[str]]] = []  # plays of one rank (with or without jokers) together
+    for i, (a, text) in enumerate(zip(shown, texts, strict=True), 1):
+        if 1 <= a < FIRST_PLAY:
+            lines.append(f"  {i:>{width}}  {text:<11}{decision_help(game, seat, text)}")
+            continue
+        p = a - FIRST_PLAY
+        key = "pass" if a == PASS else (int(table.rank[p]), int(table.small[p]) + int(table.big[p]) > 0)
+        cell = f"{i:>{width}} {text}".ljust(cell_width)
+        if groups and groups[-1][0] == key:
+            groups[-1][1].append(cell)
+        else:
+            groups.append((key, [cell]))
+    line, flowing = "", False  # groups of one move share lines; larger groups get their own
+    for _, cells in groups:
+        single = len(cells) == 1
+        if line and not (single and flowing):
+            lines.append(line.rstrip())
+            line = ""
+        for cell in cells:
+            if line and len(line) + len(cell) > LINE_WIDTH:
+                lines.append(line.rstrip())
+                line = ""
+            line = (line or "  ") + cell
+        flowing = single
+    if line:
+        lines.append(line.rstrip())
+    return lines, len(moves) - len(shown)
+
+
+def turn_hint(game: Game, seat: int) -> str:
+    """What the seat to move is asked to do, in words."""
+    if game.phase == "role":
+        step = game.rules.role_steps[game.step_index]
+        if step == "abdication":
+            return "You hold the emperor card: ACCEPT the throne or ABDICATE."
+        return f"Declaration round (asked of every seat from the emperor, seat {game.emperor})."
+    trick = game.trick
+    if trick is None:
+        return "You lead: play anything (no pass)."
+    play, by = trick
+    return (f"To beat: {format_play(play)} by seat {by}: {play.size} card{'s' * (play.size > 1)}, "
+            "each higher once sorted, or pass.")
+
+
+def _normalize_decision(text: str) -> str:
+    return re.sub(r"[\s\-]+", "_", text.strip()).upper()
+
+
+class HumanTurn:
+    """Reads one move from the human: numbers, cards, decisions and commands."""
+
+    def __init__(self, game: Game, seat: int, read: InputFn, out: Callable[[str], Any] = print) -> None:
+        self.game, self.seat, self.read, self.out = game, seat, read, out
+
+    def ask(self) -> int:
+        """Show the turn and read until the human gives a legal move; returns its action id
+        (already checked, not yet applied). Raises Quit or EndOfInput."""
+        game, seat = self.game, self.seat
+        self.moves = move_list(game, game.legal_actions())
+        self.show_turn()
+        tag = "decide" if game.phase == "role" else "lead" if game.trick is None else \
+            f"beat {format_play(game.trick[0])}"
+        prompt = f"[seat {seat} | {tag}] your move (number, cards, or help)> "
+        while True:
+            text = self._input(prompt).strip()
+            if not text:
+                continue
+            try:
+                action = self.interpret(text)
+            except ValueError as err:
+                self.out(f"  ! {err}")
+                continue
+            if action is not None:
+                return action
+
+    def _input(self, prompt: str) -> str:
+        try:
+            return self.read(prompt)
+        except EOFError:
+            raise EndOfInput from None
+
+    def show_turn(self) -> None:
+        game, seat = self.game, self.seat
+        self.out("")
+        self.out("-" * 72)
+        self.out(render_table(game, viewer=seat))
+        self.out(f"Your hand ({game.cards_left[seat]} cards): {format_hand(game.hands[seat], game.kinds.names)}")
+        self.out(f"You are seat {seat}: {private_role(game, seat)}")
+        self.out(turn_hint(game, seat))
+        self.show_moves(full=False)
+
+    def show_moves(self, full: bool) -> None:
+        lines, left = format_moves(self.game, self.seat, self.moves, full)
+        self.out("Legal moves:")
+        for line in lines:
+            self.out(line)
+        if left:
+            self.out(f"  ... and {left} more plays with jokers added (numbers {len(self.moves) - left + 1}-"
+                     f"{len(self.moves)}): type 'moves' to list them, or type the cards, e.g. 888+SJ")
+
+    def interpret(self, text: str) -> int | None:
+        """The action id meant by `text`, or None after a command; ValueError says why not."""
+        game, seat = self.game, self.seat
+        low = text.lower()
+        if low in ("quit", "exit", "q"):
+            raise Quit
+        if low in ("help", "h", "?"):
+            self.out(HELP)
+            return None
+        if low == "hand":
+            self.out(f"Your hand ({game.cards_left[seat]} cards): {format_hand(game.hands[seat], game.kinds.names)}")
+            return None
+        if low == "table":
+            self.out(render_table(game, viewer=seat))
+            return None
+        if low in ("moves", "list", "all"):
+            self.show_moves(full=True)
+            return None
+        name = _normalize_decision(text)
+        if name in DECISION_ID:
+            return self._decision(name)
+        m = re.fullmatch(r"#\s*(\d+)|(\d+)\.?", text)
+        if m and m.group(1):
+            return self._numbered(int(m.group(1)))
+        if m:
+            return self._number_or_cards(text, int(m.group(2)))
+        return self._cards(text)
+
+    def _decision(self, name: str) -> int:
+        action = DECISION_ID[name]
+        if action in self.moves:
+            return action
+        if self.game.phase != "role":
+            raise ValueError(f"{name} is a role-phase decision; now play cards or pass")
+        choices = ", ".join(self.game.describe(a) for a in self.moves)
+        raise ValueError(f"{name} is not a choice now; choose {choices}")
+
+    def _numbered(self, k: int) -> int:
+        if not 1 <= k <= len(self.moves):
+            raise ValueError(f"there is no move {k}: choose a number from 1 to {len(self.moves)}")
+        return self.moves[k - 1]
+
+    def _number_or_cards(self, text: str, k: int) -> int | None:
+        """Digits are a move number. When they also read as cards you hold (2, 8, 88, 10 ...)
+        and those would be a different move, ask which one is meant."""
+        game = self.game
+        try:
+            play = parse_play(text, game.rules) if game.phase == "play" else None
+        except ValueError:
+            play = None
+        if play is None:  # only a number
+            return self._numbered(k)
+        if not 1 <= k <= len(self.moves):  # out of range: only the cards reading is left
+            return self._cards(text)
+        numbered = self.moves[k - 1]
+        hand = game.hands[self.seat]
+        if hand[game.kinds.index(play.rank)] < play.n:  # no such cards: the number is meant
+            return numbered
+        try:
+            cards, why_not = self._cards(text), ""
+        except ValueError as err:
+            cards, why_not = None, str(err)
+        if cards == numbered:
+            return numbered
+        d_num = game.describe(numbered)
+        if cards is None:
+            question = f"  '{text}' is move {k} ({d_num}); as cards: {why_not}. m = play move {k}, Enter = neither> "
+        else:
+            question = (f"  '{text}' is move {k} ({d_num}) or the cards {game.describe(cards)}: "
+                        "m = the move, c = the cards, Enter = neither> ")
+        while True:
+            answer = self._input(question).strip().lower()
+            if answer in ("m", "move"):
+                return numbered
+            if cards is not None and answer in ("c", "cards"):
+                return cards
+            if answer == "":
+                return None
+
+    def _cards(self, text: str) -> int:
+        """A legal action from card notation, or ValueError with the reason it is not."""
+        game = self.game
+        play = parse_play(text, game.rules)  # ValueError explains unreadable text
+        if game.phase == "role":
+            choices = " or ".join(game.describe(a) for a in self.moves)
+            raise ValueError(f"no cards are played yet: this is the role phase; choose {choices}")
+        action = PASS if play is None else game.table.action_id(play)
+        if action in self.moves:
+            return action
+        desc = game.describe(action)
+        try:  # the engine says why; a legal move would have been in the list
+            game.copy().step(action)
+        except IllegalActionError as err:
+            reason = err.reason
+            if "not in the hand" in reason:
+                reason = f"those cards are not in your hand (you have {self._holding(play)})"
+            raise ValueError(f"cannot {'pass' if action == PASS else 'play ' + desc}: {reason}") from None
+        raise ValueError(f"cannot play {desc} now")  # unreachable: legal moves are listed
+
+    def _holding(self, play) -> str:
+        hand, kinds = self.game.hands[self.seat], self.game.kinds
+        parts = []
+        if play.n:
+            r = kinds.index(play.rank)
+            parts.append(f"{hand[r]} x {'T' if play.rank == '10' else play.rank}")
+        if play.small:
+            parts.append(f"{hand[kinds.sj]} x SJ")
+        if play.big:
+            parts.append(f"{hand[kinds.bj]} x BJ")
+        return ", ".join(parts)
+
+
+def _you(text: str, seat: int) -> str:
+    return re.sub(rf"\bseat {seat}\b", f"seat {seat} (you)", text)
+
+
+def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
+              out: Callable[[str], Any] = print, ask_forced: bool = False) -> str:
+    """Play `game` to the end with the human at `seat` and `bots` (seat -> agent) elsewhere.
+    Returns "over", or "quit" / "eof" when the human left early."""
+    encoder = Encoder(game.rules)
+    out(_you(event_text(game, game.log[0]), seat))
+    shown = 1
+    human = HumanTurn(game, seat, read, out)
+    while not game.is_over:
+        p = game.current_player
+        if p == seat:
+            legal = game.legal_actions()
+            if legal.size == 1 and not ask_forced:
+                action = int(legal[0])
+                out(f"  (your only move: {game.describe(action)})")
+            else:
+                try:
+                    action = human.ask()
+                except Quit:
+                    out("You left the game.")
+                    return "quit"
+                except EndOfInput:
+                    out("\nEnd of input: leaving the game.")
+                    return "eof"
+        else:
+            action = int(bots[p].act(encoder.encode(game, p), game.legal_mask()))
+        game.step(action)
+        for event in game.log[shown:]:
+            out(_you(event_text(game, event), seat))
+        shown = len(game.log)
+    out("")
+    out(render_table(game, viewer=None))
+    for line in result_lines(game):
+        out(_you(line, seat) if line.startswith(("emperor", "seat")) else line)
+    out(f"Your score: {game.result.scores[seat]:+d}")
+    return "over"
+
+
+def build_opponents(spec: str, seat: int, rules, seed: int) -> dict[int, tuple[str, Any]]:
+    """seat -> (spec, agent) for the four seats other than `seat`, from one spec or four."""
+    from agents import make_agent  # registers the built-in agents
+
+    specs = [s.strip() for s in spec.split(",")]
+    others = [s for s in range(NUM_SEATS) if s != seat]
+    if len(specs) == 1:
+        specs *= len(others)
+    if len(specs) != len(others) or not all(specs):
+        raise ValueError(f"--opponents takes one agent spec or {len(others)} comma-separated specs "
+                         f"(for seats {others}), got {spec!r}")
+    bots = {}
+    for s, sp in zip(others, specs, strict=True):
+        agent_seed = int(np.random.SeedSequence([seed, s]).generate_state(1)[0])
+        try:
+            agent = make_agent(sp, rules, agent_seed)
+        except ValueError as err:
+            raise ValueError(f"--opponents: {err}") from None
+        if hasattr(agent, "reset"):
+            agent.reset(agent_seed)
+        bots[s] = (sp, agent)
+    return bots
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("play", help="play one seat in the terminal against bots or checkpoints",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("--seat", type=int, choices=range(NUM_SEATS), default=0, help="your seat (default 0)")
+    p.add_argument("--opponents", default="autoplay",
+                   help="one agent spec for all four other seats, or four comma-separated specs for the other "
+                        "seats in seat order (default autoplay; e.g. random, autoplay, kind:checkpoint.pt)")
+    p.add_argument("--preset", default="jj", help="rule preset (default jj)")
+    p.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one, printed)")
+    p.add_argument("--save", metavar="FILE", default=None, help="save the replay of the game to FILE")
+    p.add_argument("--ask-forced", action="store_true",
+                   help="ask even when you have a single legal move (default: it is made for you)")
+
+
+def _read_stdin(prompt: str) -> str:
+    line = input(prompt)
+    if not sys.stdin.isatty():  # piped input: echo it so that the transcript reads well
+        print(line)
+    return line
+
+
+def main(args, input_fn: InputFn | None = None) -> int:
+    rules = get_rules(args.preset)
+    if args.seed is not None and args.seed < 0:
+        raise ValueError("--seed must be >= 0")
+    game = Game(rules, seed=args.seed)
+    opponents = build_opponents(args.opponents, args.seat, rules, game.seed)
+    names = ", ".join(f"seat {s}: {sp}" for s, (sp, _) in opponents.items())
+    print(f"Baohuang [{rules.preset}], seed {game.seed} (play this deal again with --seed {game.seed})")
+    print(f"You are seat {args.seat}; {names}. Type 'help' for how to answer.")
+    try:
+        bots = {s: agent for s, (_, agent) in opponents.items()}
+        outcome = play_game(game, args.seat, bots, input_fn or _read_stdin, ask_forced=args.ask_forced)
+    except KeyboardInterrupt:
+        print("\nInterrupted: leaving the game.")
+        outcome = "quit"
+    if args.save:
+        try:
+            save_replay(game, args.save)
+        except OSError as err:
+            raise ValueError(f"cannot save the replay to {args.save}: {err}") from None
+        state = "" if game.is_over else " (unfinished)"
+        print(f"Replay saved to {args.save}{state}: baohuang replay {args.save} --seat {args.seat}")
+    return 1 if outcome == "eof" else 0

@@ -1,0 +1,158 @@
+"""DMC trainer: features, config, checkpoints, resume after a kill, determinism, agent use."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.config import load_config, parse_overrides
+from agents.dmc import ROLES, ActionFeatures, DMCAgent
+from agents.dmc.config import DMCConfig
+from agents.dmc.trainer import CHECKPOINT_NAME, train
+from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, action_table, get_rules
+from baohuang_env.cards import deck_counts
+from baohuang_env.encoding import Encoder
+
+RULES = get_rules("jj")
+TINY = ["actors=0", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16",
+        "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100", "total_minutes=5"]
+
+
+def tiny_config(tmp_path: Path, *extra: str) -> DMCConfig:
+    return load_config(DMCConfig, None, [*TINY, f"runs_dir={tmp_path}", *extra])
+
+
+def test_action_features_round_trip_every_action():
+    feats = ActionFeatures(RULES)
+    table = action_table(RULES)
+    copies = deck_counts(RULES)
+    for a in range(table.num_actions):
+        f = feats.decode(feats.table[a])
+        if a == PASS:
+            assert f["is_pass"][0] == 1 and f["decision"].sum() == 0 and f["cards"].sum() == 0
+        elif a < FIRST_PLAY:
+            assert f["is_pass"][0] == 0 and np.flatnonzero(f["decision"]).tolist() == [a - 1]
+            assert DECISIONS[a - 1] == table.describe(a)
+        else:
+            counts = np.rint(f["cards"] * copies).astype(int)
+            assert np.array_equal(counts, table.counts[a - FIRST_PLAY])
+            rank = table.rank[a - FIRST_PLAY]
+            assert np.flatnonzero(f["rank"]).tolist() == ([] if rank < 0 else [rank])
+
+
+def test_config_errors_name_the_key(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown key.*learning_rat"):
+        load_config(DMCConfig, None, ["learning_rat=0.1"])
+    with pytest.raises(ValueError, match=r"actors.*integer"):
+        load_config(DMCConfig, None, ["actors=two"])
+    with pytest.raises(ValueError, match="objective"):
+        load_config(DMCConfig, None, ["objective=money"])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- a list\n- not a mapping\n")
+    with pytest.raises(ValueError, match="mapping"):
+        load_config(DMCConfig, bad)
+    with pytest.raises(ValueError, match="key=value"):
+        parse_overrides(["nonsense"])
+    cfg = load_config(DMCConfig, "configs/dmc_quick.yaml", ["epsilon=0.2", "eval_opponents=random,greedy"])
+    assert cfg.epsilon == 0.2 and cfg.eval_opponents == ["random", "greedy"] and cfg.exp_name == "dmc_quick"
+
+
+def test_shipped_configs_load():
+    for path in Path("configs").glob("dmc_*.yaml"):
+        load_config(DMCConfig, path)
+
+
+def _params(run_dir: Path) -> dict[str, torch.Tensor]:
+    ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
+    return {f"{r}.{k}": v for r in ROLES for k, v in ckpt["models"][r].items()}
+
+
+def test_train_checkpoint_resume_and_evaluate(tmp_path):
+    cfg = tiny_config(tmp_path, "total_frames=3000")
+    run_dir = train(cfg)
+    ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
+    first = ckpt["counters"]
+    assert first["frames"] >= 3000 and first["updates"] > 0
+    assert (run_dir / "config.yaml").is_file()
+    assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
+    # resume: counters continue from the checkpoint
+    cfg2 = tiny_config(tmp_path, "total_frames=6000")
+    assert train(cfg2, resume=str(run_dir)) == run_dir
+    second = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)["counters"]
+    assert second["frames"] >= 6000 and second["updates"] > first["updates"]
+    # the checkpoint plays anywhere a bot plays
+    agent = make_agent(f"dmc:{run_dir / CHECKPOINT_NAME}", RULES)
+    enc = Encoder(RULES)
+    game = Game(RULES, seed=5)
+    while not game.is_over:
+        mask = game.legal_mask()
+        action = agent.act(enc.encode(game, game.current_player), mask)
+        assert mask[action] == 1
+        game.step(action)
+    from agents.evaluate import evaluate_against
+
+    result = evaluate_against(agent, "random", RULES, [11, 12])
+    assert 0.0 <= result.win_rate <= 1.0
+
+
+def test_inline_training_is_deterministic(tmp_path):
+    a = train(tiny_config(tmp_path / "a", "total_frames=2500", "seed=3"))
+    b = train(tiny_config(tmp_path / "b", "total_frames=2500", "seed=3"))
+    pa, pb = _params(a), _params(b)
+    assert pa.keys() == pb.keys()
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
+    c = train(tiny_config(tmp_path / "c", "total_frames=2500", "seed=4"))
+    assert not all(torch.equal(pa[k], _params(c)[k]) for k in pa)
+
+
+def test_checkpoint_for_other_rules_is_refused(tmp_path):
+    run_dir = train(tiny_config(tmp_path, "total_frames=800"))
+    path = run_dir / CHECKPOINT_NAME
+    with pytest.raises(ValueError, match="rules"):
+        DMCAgent.from_checkpoint(str(path), get_rules("jj", hold_sixes=False))
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="cannot load checkpoint"):
+        DMCAgent.from_checkpoint(str(junk), RULES)
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent(f"dmc:{tmp_path / 'missing.pt'}", RULES)
+    with pytest.raises(ValueError, match="needs its checkpoint"):
+        make_agent("dmc", RULES)
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
+    """Train with actor processes, kill -9 after the first checkpoint, resume: nothing before
+    that checkpoint is lost and training goes on."""
+    args = [sys.executable, "-m", "experiments.cli", "train", "dmc", "--no-eval",
+            "actors=1", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16",
+            "eval_minutes=0", "checkpoint_minutes=0.02", "total_minutes=3", f"runs_dir={tmp_path}"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 120
+    ckpts: list[Path] = []
+    while time.time() < deadline and not ckpts:
+        time.sleep(0.5)
+        ckpts = list(tmp_path.glob(f"*/{CHECKPOINT_NAME}"))
+    time.sleep(2.0)  # let it train a little past the checkpoint
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert ckpts, "no checkpoint was written"
+    saved = torch.load(ckpts[0], weights_only=True)["counters"]
+    assert saved["frames"] > 0
+    run_dir = ckpts[0].parent
+    more = [*args, "--resume", str(run_dir), "total_minutes=0", f"total_frames={saved['frames'] + 2000}"]
+    resumed = subprocess.run(more, capture_output=True, text=True, timeout=180)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed" in resumed.stderr
+    final = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)["counters"]
+    assert final["frames"] >= saved["frames"] + 2000
+    assert final["updates"] >= saved["updates"]
