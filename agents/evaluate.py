@@ -1,0 +1,854 @@
+"""Evaluation protocol: what "agent A beats agent B" means, and the code that measures it.
+
+Deal set
+    A list of game seeds plus the rules. `deal_range(n, start)` gives seeds start..start+n-1;
+    the default start `EVAL_SEED_START` = 1_000_000 lies in the range [0, 2**32) that is
+    reserved for evaluation: trainers must draw their training seeds outside it
+    (from `TRAIN_SEED_START` = 2**32 upwards), so no evaluation deal is ever trained on.
+    A deal set can be saved as a deal file (`write_deals`, `baohuang eval --write-deals`):
+    ``{"format": "baohuang-deals", "version": 1, "rules": {...}, "seeds": [...]}``; the
+    seeds regenerate every deal exactly (`Game(rules, seed)`).
+
+Duplicate rotation (seeded duplicate deals, as in duplicate bridge)
+    For a pair (A, B), every deal is played 10 times: for each focal seat s in 0..4, once
+    with A at s and B at the four other seats (composition "A"), and once with B at s and A
+    at the other seats (composition "B"). Each agent thus plays every seat's cards of every
+    deal in both compositions, and therefore every role that those cards lead to, so the
+    luck of the deal cancels out of the comparison.
+
+Records
+    Each game yields one focal record: the focal agent, the deal seed, the focal seat, the
+    role that seat ended in ("emperor", "guard", "rebel" or "solo"), its side (emperor side =
+    emperor, guard or solo; rebel side = rebels), its finishing place, its score, win
+    (score > 0) and draw (score == 0).
+
+Statistics (all at 95%)
+    * Per agent as focal, overall, per side and per role: games, win rate with a Wilson
+      score interval, mean score with a Student-t interval.
+    * Head-to-head, "A beats B": the paired difference d = score(A focal) - score(B focal)
+      over the same (deal, seat) pairs, its mean and t interval (A is better when the whole
+      interval is above 0), the counts of pairs A won / tied / lost, and the focal win rates
+      of A and of B.
+    * A head-to-head matrix over every evaluated pair of a list of agents.
+    * League ratings with openskill's Plackett-Luce model: each paired (deal, seat)
+      comparison is one 1-vs-1 match, won by the agent with the higher focal score (a draw
+      when equal), applied in a fixed order (pairs, then deals, then seats); each agent gets
+      mu, sigma and the ordinal mu - 3 sigma.
+
+Seeding
+    Agents are built from their spec strings inside the worker processes with
+    `make_agent(spec, rules, seed)`; an agent with `reset(seed)` is built once per seat and
+    worker and reset before every game, an agent without `reset` is rebuilt for every game.
+    The seed of the agent at seat q in the game (deal, focal seat s, composition c) is
+    `agent_seed(deal, s, c, q)`, so results depend only on the deal set and the specs, not
+    on the number of workers or the chunking.
+
+Running
+    Games run in a `ProcessPoolExecutor` over chunks of deals (specs, never agent objects,
+    travel to the workers), straight on `Game` and `Encoder` (not the PettingZoo env). An
+    agent that sets `uses_observation = False` (it reads only the mask) gets an empty array
+    instead of an encoded observation, which saves over half the time of its games.
+    `evaluate_against` plays an in-process agent object (a live model being trained)
+    against an opponent spec in this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any, TextIO
+
+import numpy as np
+
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import Game, IllegalActionError
+from baohuang_env.replay import save_replay
+from baohuang_env.rules import Rules, get_rules
+
+from .base import AGENT_KINDS, Agent, make_agent
+
+#: First seed of the default evaluation deal set.
+EVAL_SEED_START = 1_000_000
+#: Seeds below this are reserved for evaluation; training seeds must be >= it.
+TRAIN_SEED_START = 2**32
+DEALS_FORMAT = "baohuang-deals"
+DEALS_VERSION = 1
+PROTOCOL_VERSION = 1
+#: Compositions of a pair game: "A" = A at the focal seat, B elsewhere; "B" the reverse.
+COMPOSITIONS = ("A", "B")
+SIDES = ("emperor_side", "rebel_side")
+ROLES = ("emperor", "guard", "solo", "rebel")
+#: Rows of a per-agent table, in report order.
+ROWS = ("overall", *SIDES, *ROLES)
+CONFIDENCE = 0.95
+Z95 = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
+
+
+def side_of(role: str) -> str:
+    """'emperor_side' for emperor, guard and solo; 'rebel_side' for rebels."""
+    return "rebel_side" if role == "rebel" else "emperor_side"
+
+
+# ----------------------------------------------------------------------------- deal sets
+@dataclass(frozen=True)
+class DealSet:
+    """The deals of an evaluation: a rule set and one game seed per deal."""
+
+    rules: Rules
+    seeds: tuple[int, ...]
+    source: str = "range"  # "range" or the deal file it was read from
+
+    def to_file_dict(self) -> dict[str, Any]:
+        """The deal-file format (see `write_deals`)."""
+        return {"format": DEALS_FORMAT, "version": DEALS_VERSION, "rules": self.rules.to_dict(),
+                "seeds": list(self.seeds)}
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 (16 hex digits) of the rules and seeds: equal fingerprints, equal deals."""
+        blob = json.dumps({"rules": self.rules.to_dict(), "seeds": list(self.seeds)}, sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        """A short description for reports."""
+        s = self.seeds
+        contiguous = list(s) == list(range(s[0], s[0] + len(s)))
+        return {"source": self.source, "count": len(s), "first_seed": s[0], "last_seed": s[-1],
+                "contiguous": contiguous, "preset": self.rules.preset, "rules": self.rules.to_dict(),
+                "fingerprint": self.fingerprint}
+
+
+def _check_seeds(seeds: Iterable[Any], where: str) -> tuple[int, ...]:
+    out = tuple(seeds)
+    if not out:
+        raise ValueError(f"{where}: the deal set is empty; give at least one seed")
+    bad = [s for s in out if isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 0]
+    if bad:
+        raise ValueError(f"{where}: seeds must be non-negative integers, got {bad[:3]!r}")
+    out = tuple(int(s) for s in out)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{where}: seeds must be distinct (a repeated deal would count twice)")
+    return out
+
+
+def deal_range(count: int, start: int = EVAL_SEED_START, rules: Rules | None = None) -> DealSet:
+    """Deals with seeds start .. start + count - 1."""
+    if count < 1:
+        raise ValueError(f"--deals must be at least 1, got {count}")
+    if start < 0:
+        raise ValueError(f"--deal-seed must be non-negative, got {start}")
+    return DealSet(rules if rules is not None else get_rules(), tuple(range(start, start + count)))
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file and a rename; the file gets the usual
+    permissions (0666 less the umask), not the temporary file's private 0600."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_deals(path: str | os.PathLike, deals: DealSet) -> None:
+    """Save a deal set as a deal file (atomically)."""
+    write_bytes_atomic(path, json.dumps(deals.to_file_dict()).encode("utf-8"))
+
+
+def load_deals(path: str | os.PathLike) -> DealSet:
+    """Read a deal file. Raises ValueError naming the file and what is expected."""
+    expected = (f'expected a JSON object {{"format": "{DEALS_FORMAT}", "version": {DEALS_VERSION}, '
+                '"rules": {...}, "seeds": [...]}, as written by `baohuang eval --write-deals FILE`')
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as err:
+        raise ValueError(f"cannot read deal file {path}: {err.strerror}; {expected}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"deal file {path} is not valid JSON ({err}); {expected}") from None
+    if not isinstance(data, dict) or data.get("format") != DEALS_FORMAT:
+        raise ValueError(f"deal file {path} is not a Baohuang deal file; {expected}")
+    if data.get("version") != DEALS_VERSION:
+        raise ValueError(f"deal file {path} has version {data.get('version')!r}; this code reads "
+                         f"version {DEALS_VERSION}")
+    if not isinstance(data.get("rules"), dict) or not isinstance(data.get("seeds"), list):
+        raise ValueError(f"deal file {path} lacks a 'rules' object or a 'seeds' list; {expected}")
+    try:
+        rules = Rules.from_dict(data["rules"])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"deal file {path} has invalid rules: {err}") from None
+    return DealSet(rules, _check_seeds(data["seeds"], f"deal file {path}"), source=str(path))
+
+
+# ----------------------------------------------------------------------------- statistics
+def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (z = 1.96 for 95%)."""
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = wins / n
+    denom = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    low = 0.0 if wins == 0 else max(0.0, center - half)  # exact ends, not 1e-17 off
+    high = 1.0 if wins == n else min(1.0, center + half)
+    return (low, high)
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((a - 1 + m2) * (a + m2)),
+                   -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            delta = d * c
+            h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta function I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1 - x) / b
+
+
+@lru_cache(maxsize=4096)
+def t_quantile(p: float, df: int) -> float:
+    """Quantile of Student's t distribution with `df` degrees of freedom (p > 0.5)."""
+    if df < 1:
+        raise ValueError("t_quantile needs df >= 1")
+    tail = 2 * (1 - p)  # P(|T| > t) = I_{df/(df+t^2)}(df/2, 1/2)
+
+    def two_sided(t: float) -> float:
+        return _betainc(df / 2, 0.5, df / (df + t * t))
+
+    lo, hi = 0.0, 1.0
+    while two_sided(hi) > tail:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if two_sided(mid) > tail:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return (lo + hi) / 2
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
+    """(mean, low, high): the mean with its Student-t interval (nan without enough data)."""
+    n = len(values)
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    arr = np.asarray(values, dtype=np.float64)
+    mean = float(arr.mean())
+    if n < 2:
+        return (mean, math.nan, math.nan)
+    half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * float(arr.std(ddof=1)) / math.sqrt(n)
+    return (mean, mean - half, mean + half)
+
+
+def _num(x: float) -> float | None:
+    """JSON-safe float: nan becomes None."""
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One focal game of the duplicate rotation."""
+
+    agent: str  # focal agent
+    opponent: str  # the agent at the four other seats
+    deal: int  # the deal's seed
+    seat: int  # focal seat
+    composition: str  # "A" (first agent of the pair focal) or "B"
+    role: str  # the focal seat's final role
+    side: str  # "emperor_side" or "rebel_side"
+    place: int  # finishing place 1..5
+    score: int
+
+    @property
+    def win(self) -> bool:
+        return self.score > 0
+
+    @property
+    def draw(self) -> bool:
+        return self.score == 0
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Focal results of one agent over a set of games (one row of a table)."""
+
+    games: int
+    wins: int
+    draws: int
+    win_rate: float
+    win_low: float
+    win_high: float
+    mean_score: float
+    score_low: float
+    score_high: float
+
+    @classmethod
+    def of(cls, records: Sequence[GameRecord]) -> Stats:
+        n = len(records)
+        wins = sum(r.score > 0 for r in records)
+        draws = sum(r.score == 0 for r in records)
+        lo, hi = wilson_interval(wins, n)
+        mean, s_lo, s_hi = mean_interval([r.score for r in records])
+        return cls(n, wins, draws, wins / n if n else math.nan, lo, hi, mean, s_lo, s_hi)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _num(v) for k, v in asdict(self).items()}
+
+
+def agent_table(records: Sequence[GameRecord]) -> dict[str, Stats]:
+    """Rows `ROWS` (overall, per side, per role) of focal statistics."""
+    table = {"overall": Stats.of(records)}
+    for side in SIDES:
+        table[side] = Stats.of([r for r in records if r.side == side])
+    for role in ROLES:
+        table[role] = Stats.of([r for r in records if r.role == role])
+    return table
+
+
+@dataclass(frozen=True)
+class PairedStats:
+    """Paired difference d = score(A focal) - score(B focal) over the same (deal, seat)."""
+
+    n: int
+    mean: float
+    low: float
+    high: float
+    sd: float
+    a_better: int  # pairs with d > 0
+    ties: int
+    b_better: int
+
+    @property
+    def verdict(self) -> str:
+        """'A', 'B', or '=' when the 95% interval contains 0."""
+        if self.low > 0:
+            return "A"
+        if self.high < 0:
+            return "B"
+        return "="
+
+    def reversed(self) -> PairedStats:
+        """The same comparison seen from B."""
+        return PairedStats(self.n, -self.mean, -self.high, -self.low, self.sd,
+                           self.b_better, self.ties, self.a_better)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**{k: _num(v) for k, v in asdict(self).items()}, "verdict": self.verdict}
+
+
+def paired_difference(records_a: Sequence[GameRecord], records_b: Sequence[GameRecord]) -> PairedStats:
+    """Pair A-focal and B-focal records by (deal, seat); raises ValueError if they differ."""
+    by_key = {(r.deal, r.seat): r.score for r in records_b}
+    keys = [(r.deal, r.seat) for r in records_a]
+    if len(by_key) != len(records_b) or sorted(keys) != sorted(by_key) or len(set(keys)) != len(keys):
+        raise ValueError("paired records must cover the same (deal, seat) pairs once each")
+    d = [r.score - by_key[(r.deal, r.seat)] for r in records_a]
+    mean, lo, hi = mean_interval(d)
+    sd = float(np.std(d, ddof=1)) if len(d) > 1 else math.nan
+    return PairedStats(len(d), mean, lo, hi, sd, sum(x > 0 for x in d), sum(x == 0 for x in d),
+                       sum(x < 0 for x in d))
+
+
+@dataclass
+class PairResult:
+    """All focal games of one pair (A, B) under the duplicate rotation."""
+
+    a: str
+    b: str
+    records: list[GameRecord]  # in schedule order: deal, focal seat, composition
+    seconds: float = 0.0
+
+    @cached_property
+    def records_a(self) -> list[GameRecord]:
+        return [r for r in self.records if r.composition == "A"]
+
+    @cached_property
+    def records_b(self) -> list[GameRecord]:
+        return [r for r in self.records if r.composition == "B"]
+
+    @cached_property
+    def table_a(self) -> dict[str, Stats]:
+        """A as focal agent (B at the other seats)."""
+        return agent_table(self.records_a)
+
+    @cached_property
+    def table_b(self) -> dict[str, Stats]:
+        return agent_table(self.records_b)
+
+    @cached_property
+    def paired(self) -> PairedStats:
+        return paired_difference(self.records_a, self.records_b)
+
+    @property
+    def win_rate(self) -> float:
+        """A's focal win rate (overall), for logging."""
+        return self.table_a["overall"].win_rate
+
+    @property
+    def mean_diff(self) -> float:
+        """Mean paired difference score(A focal) - score(B focal): > 0 when A scores better."""
+        return self.paired.mean
+
+    def to_dict(self, games: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "a": self.a, "b": self.b, "games": len(self.records), "seconds": self.seconds,
+            "paired_difference": self.paired.to_dict(),
+            "focal_a": {row: s.to_dict() for row, s in self.table_a.items()},
+            "focal_b": {row: s.to_dict() for row, s in self.table_b.items()},
+        }
+        if games:  # column-wise, compact enough for tens of thousands of games
+            cols = ("deal", "seat", "composition", "role", "place", "score")
+            out["records"] = {c: [getattr(r, c) for r in self.records] for c in cols}
+        return out
+
+
+@dataclass(frozen=True)
+class Rating:
+    mu: float
+    sigma: float
+    ordinal: float  # mu - 3 sigma, the conservative estimate used for ranking
+
+
+def rate_league(pairs: Sequence[PairResult]) -> dict[str, Rating]:
+    """openskill Plackett-Luce ratings from the paired comparisons of every pair.
+
+    Each (deal, seat) of a pair is a 1-vs-1 match: the agent whose focal score is higher
+    wins, equal scores are a draw. Matches are applied in order: pairs, deals, seats.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    for pair in pairs:
+        if pair.a == pair.b:
+            continue
+        for name in (pair.a, pair.b):
+            ratings.setdefault(name, model.rating(name=name))
+        b_scores = {(r.deal, r.seat): r.score for r in pair.records_b}
+        for r in pair.records_a:
+            d = r.score - b_scores[(r.deal, r.seat)]
+            ranks = [0, 0] if d == 0 else ([0, 1] if d > 0 else [1, 0])
+            [[ra], [rb]] = model.rate([[ratings[pair.a]], [ratings[pair.b]]], ranks=ranks)
+            ratings[pair.a], ratings[pair.b] = ra, rb
+    return {name: Rating(r.mu, r.sigma, r.ordinal()) for name, r in ratings.items()}
+
+
+# ----------------------------------------------------------------------------- playing
+def pair_schedule(seeds: Sequence[int]) -> list[tuple[int, int, str]]:
+    """(deal seed, focal seat, composition) of every game of a pair, in order."""
+    return [(d, s, c) for d in seeds for s in range(NUM_SEATS) for c in COMPOSITIONS]
+
+
+def agent_seed(deal: int, focal_seat: int, composition: str, seat: int) -> int:
+    """Seed of the agent at `seat` in the game (deal, focal seat, composition)."""
+    ss = np.random.SeedSequence([deal, focal_seat, COMPOSITIONS.index(composition), seat, 0xBA0])
+    return int(ss.generate_state(1, np.uint32)[0])
+
+
+class _SpecSeats:
+    """Agents of one spec, one per seat; reset per game (rebuilt when they cannot reset)."""
+
+    def __init__(self, spec: str, rules: Rules) -> None:
+        self.spec, self.rules = spec, rules
+        self.agents: dict[int, Agent] = {}
+
+    def get(self, seat: int, seed: int) -> Agent:
+        agent = self.agents.get(seat)
+        if agent is None or not hasattr(agent, "reset"):
+            agent = self.agents[seat] = make_agent(self.spec, self.rules, seed)
+        if hasattr(agent, "reset"):
+            agent.reset(seed)
+        return agent
+
+
+class _ObjectSeats:
+    """One in-process agent object for every seat of its side (it must not keep per-seat
+    state between calls); reset per game if it can."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def get(self, seat: int, seed: int) -> Agent:
+        if hasattr(self.agent, "reset"):
+            self.agent.reset(seed)
+        return self.agent
+
+
+#: Given instead of an observation to agents that declare `uses_observation = False` (agents
+#: that read only the mask): encoding is over half the cost of a game between such agents.
+_NO_OBSERVATION = np.zeros(0, dtype=np.float32)
+_NO_OBSERVATION.flags.writeable = False
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)[:60]
+
+
+def _play_chunk(rules: Rules, encoder: Encoder, a: str, b: str, seats_a, seats_b, seeds: Sequence[int],
+                replay_dir: Path | None) -> list[GameRecord]:
+    records = []
+    for deal, focal, comp in pair_schedule(seeds):
+        focal_seats, other_seats = (seats_a, seats_b) if comp == "A" else (seats_b, seats_a)
+        focal_name, other_name = (a, b) if comp == "A" else (b, a)
+        agents = [(focal_seats if q == focal else other_seats).get(q, agent_seed(deal, focal, comp, q))
+                  for q in range(NUM_SEATS)]
+        observes = [getattr(ag, "uses_observation", True) for ag in agents]
+        game = Game(rules, seed=deal)
+        while not game.is_over:
+            seat = game.current_player
+            obs = encoder.encode(game, seat) if observes[seat] else _NO_OBSERVATION
+            action = agents[seat].act(obs, game.legal_mask())
+            try:
+                game.step(int(action))
+            except IllegalActionError as err:  # plain ValueError: it must cross process bounds
+                name = focal_name if seat == focal else other_name
+                raise ValueError(f"agent {name!r} chose an illegal action (deal {deal}, focal seat {focal}, "
+                                 f"composition {comp}): {err}") from None
+        res = game.result
+        role = res.roles[focal]
+        records.append(GameRecord(focal_name, other_name, deal, focal, comp, role, side_of(role),
+                                  res.places[focal], int(res.scores[focal])))
+        if replay_dir is not None:
+            save_replay(game, replay_dir / f"d{deal}-s{focal}-{_slug(focal_name)}-focal.json")
+    return records
+
+
+#: Per worker process: the agents built for the current evaluation (keyed by a run token,
+#: so a checkpoint rewritten between two evaluations is loaded again).
+_WORKER: dict[str, Any] = {"token": None, "rules": None, "encoder": None, "seats": {}}
+
+
+def _run_job(job: tuple) -> list[GameRecord]:
+    token, rules_dict, a, b, seeds, replay_dir = job
+    if _WORKER["token"] != token:
+        rules = Rules.from_dict(rules_dict)
+        _WORKER.update(token=token, rules=rules, encoder=Encoder(rules), seats={})
+    rules, cache = _WORKER["rules"], _WORKER["seats"]
+    seats_a = cache.setdefault(a, _SpecSeats(a, rules))
+    seats_b = cache.setdefault(b, _SpecSeats(b, rules)) if b != a else _SpecSeats(b, rules)
+    return _play_chunk(rules, _WORKER["encoder"], a, b, seats_a, seats_b, seeds,
+                       Path(replay_dir) if replay_dir else None)
+
+
+class _Progress:
+    """`\\r`-refreshed progress line: games done/total, games/s, ETA."""
+
+    def __init__(self, total: int, log: TextIO | None, label: str = "eval") -> None:
+        self.total, self.log, self.label = total, log, label
+        self.done = 0
+        self.t0 = time.perf_counter()
+
+    def add(self, games: int) -> None:
+        self.done += games
+        if self.log is None:
+            return
+        dt = time.perf_counter() - self.t0
+        rate = self.done / dt if dt > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else math.inf
+        eta_s = "?" if math.isinf(eta) else f"{int(eta) // 60}m{int(eta) % 60:02d}s"
+        print(f"\r{self.label}: {self.done}/{self.total} games, {rate:.1f} games/s, ETA {eta_s}   ",
+              end="", file=self.log, flush=True)
+
+    def close(self) -> None:
+        if self.log is not None:
+            print(file=self.log, flush=True)
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def validate_specs(specs: Sequence[str], rules: Rules) -> None:
+    """Build every spec once, so a typo or a missing checkpoint fails before any game."""
+    for spec in specs:
+        if not isinstance(spec, str) or not spec:
+            raise ValueError(f"agent specs are strings such as 'random'; got {spec!r}")
+        try:
+            make_agent(spec, rules, 0)
+        except ValueError as err:
+            if spec.partition(":")[0] not in AGENT_KINDS:
+                raise  # make_agent's message lists the known agents
+            raise ValueError(f"cannot build agent {spec!r}: {err}; {_accepted()}") from None
+        except OSError as err:
+            raise ValueError(f"cannot build agent {spec!r}: {err}; {_accepted()}") from None
+
+
+def _accepted() -> str:
+    return f"accepted agents: {sorted(AGENT_KINDS)} (checkpoint agents are written kind:path)"
+
+
+def _chunk_size(num_deals: int, workers: int) -> int:
+    return max(1, min(20, math.ceil(num_deals / (4 * max(1, workers)))))
+
+
+def _run_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: Sequence[int], workers: int,
+               replay_dir: str | os.PathLike | None, log: TextIO | None,
+               mp_context: Any = None) -> tuple[list[PairResult], float]:
+    """Play every pair's duplicate rotation; returns the results and the wall time."""
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    seeds = _check_seeds(seeds, "deal seeds")
+    token = uuid.uuid4().hex
+    size = _chunk_size(len(seeds), workers)
+    jobs = []
+    for i, (a, b) in enumerate(pairs):
+        pdir = None
+        if replay_dir is not None:
+            pdir = str(Path(replay_dir) / f"{i:02d}-{_slug(a)}-vs-{_slug(b)}")
+        for k in range(0, len(seeds), size):
+            jobs.append((i, (token, rules.to_dict(), a, b, seeds[k:k + size], pdir)))
+    per_game = 2 * NUM_SEATS
+    progress = _Progress(len(pairs) * len(seeds) * per_game, log)
+    chunks: dict[int, list[list[GameRecord]]] = {i: [] for i in range(len(pairs))}
+    seconds = [0.0] * len(pairs)
+    try:
+        if workers == 1:
+            for i, job in jobs:
+                t = time.perf_counter()
+                chunks[i].append(_run_job(job))
+                seconds[i] += time.perf_counter() - t
+                progress.add(len(job[4]) * per_game)
+        else:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context) as pool:
+                _run_in_pool(pool, jobs, chunks, progress, per_game)
+            # pool time is shared: split it in proportion to games
+            seconds = [progress.seconds / len(pairs)] * len(pairs)
+    finally:
+        progress.close()
+        _WORKER.update(token=None, rules=None, encoder=None, seats={})
+    results = [PairResult(a, b, [r for c in chunks[i] for r in c], seconds[i]) for i, (a, b) in enumerate(pairs)]
+    return results, progress.seconds
+
+
+def _run_in_pool(pool: Executor, jobs: list, chunks: dict, progress: _Progress, per_game: int) -> None:
+    futures = {pool.submit(_run_job, job): (n, i, len(job[4])) for n, (i, job) in enumerate(jobs)}
+    ordered: dict[int, list[GameRecord]] = {}
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for fut in done:
+            n, i, count = futures[fut]
+            ordered[n] = fut.result()  # re-raises a worker's error here
+            progress.add(count * per_game)
+    for n, (i, _) in enumerate(jobs):
+        chunks[i].append(ordered[n])
+
+
+def evaluate_pair(spec_a: str, spec_b: str, rules: Rules, seeds: Sequence[int], workers: int = 1,
+                  replay_dir: str | os.PathLike | None = None, log: TextIO | None = None,
+                  mp_context: Any = None) -> PairResult:
+    """Duplicate rotation of A against B over `seeds` (see the module docstring).
+
+    `result.paired` says whether A beats B; `result.table_a` / `table_b` hold the focal
+    statistics. Pass `mp_context="spawn"` (or a multiprocessing context) when this process
+    holds CUDA or other state that must not be forked.
+    """
+    validate_specs([spec_a, spec_b], rules)
+    [result], _ = _run_pairs([(spec_a, spec_b)], rules, seeds, workers, replay_dir, log, _ctx(mp_context))
+    return result
+
+
+def evaluate_against(agent: Agent, opponent: str, rules: Rules, seeds: Sequence[int], name: str = "agent",
+                     replay_dir: str | os.PathLike | None = None, log: TextIO | None = None) -> PairResult:
+    """Duplicate rotation of an in-process agent object (A, called `name`) against the
+    agent `opponent` (B, a spec), in this process: for evaluating a live model.
+
+    The object plays every seat of side A at once, so it must not keep per-seat state
+    between `act` calls (a feed-forward policy is fine); `reset(seed)` is called before each
+    game if it has one. `result.paired.mean > 0` means the object scored better.
+    """
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError("evaluate_against needs an agent object with act(observation, action_mask)")
+    validate_specs([opponent], rules)
+    seeds = _check_seeds(seeds, "deal seeds")
+    progress = _Progress(len(seeds) * 2 * NUM_SEATS, log)
+    records = _play_chunk(rules, Encoder(rules), name, opponent, _ObjectSeats(agent), _SpecSeats(opponent, rules),
+                          seeds, Path(replay_dir) if replay_dir is not None else None)
+    progress.add(len(records))
+    progress.close()
+    return PairResult(name, opponent, records, progress.seconds)
+
+
+def _ctx(mp_context: Any) -> Any:
+    if isinstance(mp_context, str):
+        import multiprocessing
+
+        return multiprocessing.get_context(mp_context)
+    return mp_context
+
+
+#: How `evaluate_agents` pairs a list of agents (see `make_pairs`).
+PAIRINGS = ("consecutive", "all", "first")
+
+
+def make_pairs(specs: Sequence[str], pairs: str = "consecutive") -> list[tuple[str, str]]:
+    """'consecutive': neighbours in the list (a ladder); 'all': every unordered pair;
+    'first': the first agent against each of the others (a checkpoint against baselines)."""
+    if pairs == "consecutive":
+        return list(itertools.pairwise(specs))
+    if pairs == "all":
+        return [(a, b) for i, a in enumerate(specs) for b in specs[i + 1:]]
+    if pairs == "first":
+        return [(specs[0], b) for b in specs[1:]]
+    raise ValueError(f"pairs must be one of {list(PAIRINGS)}, got {pairs!r}")
+
+
+@dataclass
+class Report:
+    """An evaluation of several agents: every pair's results, per-agent tables, ratings."""
+
+    agents: list[str]
+    deals: DealSet
+    pairs: list[PairResult]
+    pairing: str = "consecutive"
+    timing: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def tables(self) -> dict[str, dict[str, Stats]]:
+        """Per agent: its focal statistics over all its games (against every opponent it met)."""
+        recs: dict[str, list[GameRecord]] = {a: [] for a in self.agents}
+        for p in self.pairs:
+            recs.setdefault(p.a, []).extend(p.records_a)
+            recs.setdefault(p.b, []).extend(p.records_b)
+        return {a: agent_table(r) for a, r in recs.items()}
+
+    @cached_property
+    def ratings(self) -> dict[str, Rating]:
+        return rate_league(self.pairs)
+
+    def head_to_head(self, a: str, b: str) -> PairedStats | None:
+        """The paired difference of a against b (either order), None if not played."""
+        for p in self.pairs:
+            if (p.a, p.b) == (a, b):
+                return p.paired
+            if (p.a, p.b) == (b, a):
+                return p.paired.reversed()
+        return None
+
+    def matrix(self) -> dict[str, dict[str, PairedStats | None]]:
+        """matrix[a][b]: paired difference of a (row) against b (column)."""
+        return {a: {b: (self.head_to_head(a, b) if a != b else None) for b in self.agents} for a in self.agents}
+
+    def protocol(self) -> dict[str, Any]:
+        return {
+            "name": "duplicate-rotation", "version": PROTOCOL_VERSION,
+            "games_per_deal_per_pair": 2 * NUM_SEATS,
+            "rotation": "for each deal and focal seat s: A at s with B at the other 4 seats, and B at s "
+                        "with A at the other 4 seats",
+            "win": "focal score > 0", "draw": "focal score == 0",
+            "sides": {"emperor_side": ["emperor", "guard", "solo"], "rebel_side": ["rebel"]},
+            "confidence": CONFIDENCE, "win_rate_interval": "Wilson score",
+            "mean_interval": "Student t",
+            "head_to_head": "paired difference d = score(A focal) - score(B focal) over the same (deal, seat)",
+            "ratings": "openskill PlackettLuce (default mu=25, sigma=25/3), one 1-vs-1 match per paired "
+                       "(deal, seat), higher focal score wins, equal is a draw; ordinal = mu - 3 sigma",
+            "agent_seeds": "agent_seed(deal, focal seat, composition, seat) via numpy SeedSequence",
+            "pairs": self.pairing,
+        }
+
+    def to_dict(self, games: bool = True) -> dict[str, Any]:
+        return {
+            "format": "baohuang-eval-report", "version": 1,
+            "protocol": self.protocol(),
+            "deals": self.deals.describe(),
+            "agents": self.agents,
+            "focal": {a: {row: s.to_dict() for row, s in t.items()} for a, t in self.tables.items()},
+            "pairs": [p.to_dict(games=games) for p in self.pairs],
+            "matrix": {a: {b: (m.to_dict() if m else None) for b, m in row.items()}
+                       for a, row in self.matrix().items()},
+            "ratings": {a: asdict(r) for a, r in sorted(self.ratings.items(), key=lambda kv: -kv[1].ordinal)},
+            "timing": self.timing,
+        }
+
+
+def evaluate_agents(specs: Sequence[str], rules: Rules | DealSet, seeds: Sequence[int] | None = None,
+                    pairs: str = "consecutive", workers: int = 2, replay_dir: str | os.PathLike | None = None,
+                    log: TextIO | None = sys.stderr, mp_context: Any = None,
+                    out_dir: str | os.PathLike | None = None) -> Report:
+    """Evaluate a list of agents pairwise (`make_pairs`) on a deal set; returns a `Report`.
+
+    Give either `rules` and `seeds`, or a `DealSet` as `rules` (and no seeds). With
+    `out_dir`, report.json, report.md and report.png are written there (`agents.report`).
+    """
+    if isinstance(rules, DealSet):
+        if seeds is not None:
+            raise ValueError("give seeds either in the DealSet or as `seeds`, not both")
+        deals = rules
+    else:
+        if seeds is None:
+            raise ValueError("evaluate_agents needs the deal seeds")
+        deals = DealSet(rules, _check_seeds(seeds, "deal seeds"))
+    specs = list(specs)
+    if pairs not in PAIRINGS:
+        raise ValueError(f"pairs must be one of {list(PAIRINGS)}, got {pairs!r}")
+    if len(specs) < 2:
+        raise ValueError(f"give at least two agents to compare, got {specs}")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"list each agent once; got {specs}")
+    validate_specs(specs, deals.rules)
+    pair_list = make_pairs(specs, pairs)
+    started = time.strftime("%Y-%m-%dT%H:%M:%S")
+    results, seconds = _run_pairs(pair_list, deals.rules, deals.seeds, workers, replay_dir, log, _ctx(mp_context))
+    games = sum(len(p.records) for p in results)
+    timing = {"started": started, "seconds": seconds, "games": games,
+              "games_per_s": games / seconds if seconds > 0 else None, "workers": workers}
+    report = Report(specs, deals, results, pairs, timing)
+    if out_dir is not None:
+        from .report import write_report
+
+        write_report(report, out_dir)
+    return report
+
+
+def format_markdown(report: Report) -> str:
+    """The report as Markdown tables (`agents.report.to_markdown`)."""
+    from .report import to_markdown
+
+    return to_markdown(report)
