@@ -17,6 +17,7 @@ import torch
 
 from baohuang_env.encoding import Encoder
 from baohuang_env.melds import LAYOUT_VERSION
+from baohuang_env.replay import set_default_mode
 from baohuang_env.rules import Rules
 
 CHECKPOINT_FORMAT = "baohuang-checkpoint"
@@ -44,6 +45,7 @@ def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
     os.close(fd)
     try:
         torch.save({"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, **payload}, tmp)
+        set_default_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

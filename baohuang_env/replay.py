@@ -15,6 +15,13 @@ from typing import Any
 from .game import Game
 
 
+def set_default_mode(path: str | os.PathLike) -> None:
+    """Give a file made by mkstemp (0600) the mode a plain open() would have given it."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
+
+
 def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
     """Write JSON to `path` through a temporary file and a rename."""
     path = Path(path)
@@ -23,9 +30,7 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, ensure_ascii=False)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would otherwise stick to the file
+        set_default_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -28,7 +28,8 @@ def main(args) -> int:
 
     cfg = load_config(DMCConfig, args.config, args.overrides)
     rules = get_rules(cfg.preset)
-    validate_specs(cfg.eval_opponents, rules)  # a typo in the bots fails now, not after training
+    if not args.no_eval or cfg.eval_minutes > 0:
+        validate_specs(cfg.eval_opponents, rules)  # a typo in the bots fails now, not after training
     run_dir = train(cfg, resume=args.resume)
     if args.no_eval:
         return 0

@@ -145,7 +145,7 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     time.sleep(2.0)  # let it train a little past the checkpoint
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert ckpts, "no checkpoint was written"
+    assert ckpts, f"no checkpoint was written; stderr: {proc.stderr.read().decode()[-2000:]}"
     saved = torch.load(ckpts[0], weights_only=True)["counters"]
     assert saved["frames"] > 0
     run_dir = ckpts[0].parent
