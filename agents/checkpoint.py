@@ -9,7 +9,6 @@ part differs.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import torch
 
 from baohuang_env.encoding import Encoder
 from baohuang_env.melds import LAYOUT_VERSION
-from baohuang_env.replay import set_default_mode
+from baohuang_env.replay import atomic_path
 from baohuang_env.rules import Rules
 
 CHECKPOINT_FORMAT = "baohuang-checkpoint"
@@ -39,18 +38,8 @@ def compatibility(rules: Rules, extra: dict[str, Any] | None = None) -> dict[str
 
 def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
     """torch.save to a temporary file in the same folder, then rename over `path`."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         torch.save({"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, **payload}, tmp)
-        set_default_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def load_checkpoint(path: str | os.PathLike, expect: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -60,7 +60,7 @@ from pettingzoo.utils import wrappers
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game
-from .render import render_table
+from .render import render_for_mode
 from .rules import get_rules
 
 REWARD_MODES = ("score", "win")
@@ -168,16 +168,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        text = render_table(self.game)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render_for_mode(self.game, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -23,7 +23,7 @@ from gymnasium import spaces
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
-from .render import render_table
+from .render import render_for_mode, render_table
 from .rules import get_rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
@@ -135,11 +135,4 @@ class BaohuangGymEnv(gymnasium.Env):
         return obs, 0.0, False, False, info
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = render_table(self.game)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render_for_mode(self.game, self.render_mode)

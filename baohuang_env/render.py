@@ -46,6 +46,20 @@ def public_role(game: Game, seat: int) -> str:
     return "?"
 
 
+def render_for_mode(game: Game, render_mode: str | None) -> str | None:
+    """What an env's render() does: "ansi" returns the table, "human" prints it."""
+    if render_mode is None:
+        import logging
+
+        logging.getLogger("baohuang_env").warning("render() called without a render_mode; nothing to show")
+        return None
+    text = render_table(game)
+    if render_mode == "ansi":
+        return text
+    print(text)
+    return None
+
+
 def render_table(game: Game, viewer: int | None = None) -> str:
     """A table of the game. `viewer=None` is a spectator who sees every hand and the hidden
     roles (marked "hidden"); with a seat, only that seat's hand and what it may know."""
