@@ -32,7 +32,14 @@ class DMCAgent:
 
     @classmethod
     def from_checkpoint(cls, path: str, rules: Rules) -> DMCAgent:
-        """Load a DMC checkpoint; refuses one made for other rules or layouts."""
+        """Load a DMC checkpoint; refuses one made for other rules or layouts.
+
+        Also limits this process's BLAS to one thread: the per-decision matrices are tiny,
+        and multithreaded BLAS makes them many times slower (worst with other busy processes).
+        """
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")
         ckpt = load_checkpoint(path, expect=dmc_compatibility(rules))
         if ckpt.get("compat", {}).get("algo") != "dmc":
             raise ValueError(f"{path} is not a DMC checkpoint")
