@@ -9,20 +9,22 @@ Deal set
     ``{"format": "baohuang-deals", "version": 1, "rules": {...}, "seeds": [...]}``; the
     seeds regenerate every deal exactly (`Game(rules, seed)`).
 
-Duplicate rotation (seeded duplicate deals, as in duplicate bridge)
+Two protocols are implemented, chosen with `protocol="seat"` (the default) or `"team"`.
+
+Seat protocol: duplicate rotation (seeded duplicate deals, as in duplicate bridge)
     For a pair (A, B), every deal is played 10 times: for each focal seat s in 0..4, once
     with A at s and B at the four other seats (composition "A"), and once with B at s and A
     at the other seats (composition "B"). Each agent thus plays every seat's cards of every
     deal in both compositions, and therefore every role that those cards lead to, so the
     luck of the deal cancels out of the comparison.
 
-Records
+Records (seat protocol)
     Each game yields one focal record: the focal agent, the deal seed, the focal seat, the
     role that seat ended in ("emperor", "guard", "rebel" or "solo"), its side (emperor side =
     emperor, guard or solo; rebel side = rebels), its finishing place, its score, win
     (score > 0) and draw (score == 0).
 
-Statistics (all at 95%)
+Statistics of the seat protocol (all at 95%)
     * Per agent as focal, overall, per side and per role: games, win rate with a Wilson
       score interval, mean score with a Student-t interval.
     * Head-to-head, "A beats B": the paired difference d = score(A focal) - score(B focal)
@@ -35,13 +37,56 @@ Statistics (all at 95%)
       when equal), applied in a fixed order (pairs, then deals, then seats); each agent gets
       mu, sigma and the ordinal mu - 3 sigma.
 
+Team protocol: side duplicate (`protocol="team"`)
+    What it measures: the card play of a whole side. In the seat protocol a focal agent
+    always has copies of its opponent as teammates (a focal emperor plays with a B guard, a
+    focal rebel with two B rebels), so even a perfect agent cannot win most of its games and
+    the win rates say little about its strength. The team protocol is the analogue of
+    DouZero's landlord-vs-peasants evaluation: one agent plays every seat of one side.
+    For each deal the role phase is answered with the neutral defaults of RULES.md §7
+    (ACCEPT when offered, otherwise NO), so the sides follow from the cards alone: the emperor
+    is the first holder of the emperor card, the guard the holder of the guard card (when
+    that is the emperor it is a hidden solo, a side of one). Role decisions are therefore not
+    evaluated: no agent acts in the role phase. The play phase is then played twice from that
+    position: game "A" with A at every seat of the emperor's side and B at every rebel seat,
+    game "B" with B on the emperor's side and A on the rebels. 2 games per deal and pair.
+
+Records (team protocol)
+    One `TeamRecord` per game: the agent on the emperor's side and on the rebel side, the
+    deal, the composition ("A": the pair's A plays the emperor's side, "B": B does), the
+    emperor's and the guard's seats and places, and the emperor's score, which is the
+    result of the emperor's side: it won when score > 0, drew at 0 and lost below 0 (the
+    rebels won). From an agent's point of view its "side result" is the emperor's score when
+    it plays the emperor's side and minus that score when it plays the rebels, so that > 0
+    always means its side won.
+
+Statistics of the team protocol, A against B (all at 95%)
+    * A's side win rate overall (all 2 x deals games) and per side (as emperor side, as
+      rebels), each with a Wilson score interval, draws counted separately; likewise for B.
+      The mean side result (Student t) is given beside it.
+    * Duplicate win rate of A: x / games with x = games A's side won + 0.5 x draws, and the
+      Wilson score interval of x successes in `games` trials (a draw counts as half a win).
+      Wilson rather than the normal approximation on the per-game values 1 / 0.5 / 0,
+      because that one collapses to a zero-width interval when one agent wins every game,
+      which is common against weak baselines. It is conservative twice over: a draw is
+      given the variance of a coin flip instead of none, and the two games of a deal are
+      treated as independent although on duplicate deals they are negatively correlated (a
+      deal good for the emperor's side helps A in one game and B in the other). B's
+      duplicate win rate and interval are 1 minus A's.
+    * Head-to-head: the paired difference per deal d = emperor's score with A on the
+      emperor's side - emperor's score with B on it (equivalently the sum of A's two side
+      results on that deal), its mean and Student-t interval, the deals A won / tied / lost
+      and the verdict, as in the seat protocol; the matrix and the league ratings (one match
+      per deal, won by A when d > 0) are built from it.
+
 Seeding
     Agents are built from their spec strings inside the worker processes with
     `make_agent(spec, rules, seed)`; an agent with `reset(seed)` is built once per seat and
     worker and reset before every game, an agent without `reset` is rebuilt for every game.
     The seed of the agent at seat q in the game (deal, focal seat s, composition c) is
-    `agent_seed(deal, s, c, q)`, so results depend only on the deal set and the specs, not
-    on the number of workers or the chunking.
+    `agent_seed(deal, s, c, q)`; in the team protocol the agent at seat q of the game
+    (deal, composition c) gets `agent_seed(deal, emperor seat, "team-" + c, q)`. Results
+    depend only on the deal set and the specs, not on the number of workers or the chunking.
 
 Running
     Games run in a `ProcessPoolExecutor` over chunks of deals (specs, never agent objects,
@@ -75,8 +120,9 @@ import numpy as np
 
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
-from baohuang_env.game import Game, IllegalActionError
+from baohuang_env.game import ROLE, Game, IllegalActionError
 from baohuang_env.replay import save_replay
+from baohuang_env.role_phase import ACCEPT, NO
 from baohuang_env.rules import Rules, get_rules
 
 from .base import AGENT_KINDS, Agent, make_agent
@@ -88,12 +134,20 @@ TRAIN_SEED_START = 2**32
 DEALS_FORMAT = "baohuang-deals"
 DEALS_VERSION = 1
 PROTOCOL_VERSION = 1
+TEAM_PROTOCOL_VERSION = 1
+#: The protocols: "seat" (duplicate rotation, the default) and "team" (side duplicate).
+PROTOCOLS = ("seat", "team")
 #: Compositions of a pair game: "A" = A at the focal seat, B elsewhere; "B" the reverse.
+#: In a team game: "A" = A plays the emperor's side, B the rebels; "B" the reverse.
 COMPOSITIONS = ("A", "B")
+#: Composition tags that enter the agent seeds (team games get their own).
+SEED_TAGS = {"A": 0, "B": 1, "team-A": 2, "team-B": 3}
 SIDES = ("emperor_side", "rebel_side")
 ROLES = ("emperor", "guard", "solo", "rebel")
 #: Rows of a per-agent table, in report order.
 ROWS = ("overall", *SIDES, *ROLES)
+#: Rows of a per-agent table of the team protocol.
+TEAM_ROWS = ("overall", *SIDES)
 CONFIDENCE = 0.95
 Z95 = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 
@@ -331,12 +385,21 @@ class Stats:
 
     @classmethod
     def of(cls, records: Sequence[GameRecord]) -> Stats:
-        n = len(records)
-        wins = sum(r.score > 0 for r in records)
-        draws = sum(r.score == 0 for r in records)
+        return cls.of_scores([r.score for r in records])
+
+    @classmethod
+    def of_scores(cls, scores: Sequence[float]) -> Stats:
+        """From one score per game: win = score > 0, draw = score == 0."""
+        n = len(scores)
+        wins = sum(x > 0 for x in scores)
+        draws = sum(x == 0 for x in scores)
         lo, hi = wilson_interval(wins, n)
-        mean, s_lo, s_hi = mean_interval([r.score for r in records])
+        mean, s_lo, s_hi = mean_interval(scores)
         return cls(n, wins, draws, wins / n if n else math.nan, lo, hi, mean, s_lo, s_hi)
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins - self.draws
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _num(v) for k, v in asdict(self).items()}
@@ -389,7 +452,11 @@ def paired_difference(records_a: Sequence[GameRecord], records_b: Sequence[GameR
     keys = [(r.deal, r.seat) for r in records_a]
     if len(by_key) != len(records_b) or sorted(keys) != sorted(by_key) or len(set(keys)) != len(keys):
         raise ValueError("paired records must cover the same (deal, seat) pairs once each")
-    d = [r.score - by_key[(r.deal, r.seat)] for r in records_a]
+    return paired_stats([r.score - by_key[(r.deal, r.seat)] for r in records_a])
+
+
+def paired_stats(d: Sequence[float]) -> PairedStats:
+    """Mean, t interval and sign counts of paired differences d (A's value minus B's)."""
     mean, lo, hi = mean_interval(d)
     sd = float(np.std(d, ddof=1)) if len(d) > 1 else math.nan
     return PairedStats(len(d), mean, lo, hi, sd, sum(x > 0 for x in d), sum(x == 0 for x in d),
@@ -426,6 +493,13 @@ class PairResult:
     def paired(self) -> PairedStats:
         return paired_difference(self.records_a, self.records_b)
 
+    protocol = "seat"
+
+    def differences(self) -> list[int]:
+        """Paired differences score(A focal) - score(B focal), in schedule order (deal, seat)."""
+        b_scores = {(r.deal, r.seat): r.score for r in self.records_b}
+        return [r.score - b_scores[(r.deal, r.seat)] for r in self.records_a]
+
     @property
     def win_rate(self) -> float:
         """A's focal win rate (overall), for logging."""
@@ -449,6 +523,181 @@ class PairResult:
         return out
 
 
+# ----------------------------------------------------------------------------- team protocol
+@dataclass(frozen=True)
+class TeamRecord:
+    """One game of the team protocol: one agent at every seat of the emperor's side, the
+    other at every rebel seat, roles fixed by the default answers."""
+
+    emperor_agent: str  # the agent at the emperor's (and the guard's) seats
+    rebel_agent: str  # the agent at the rebel seats
+    deal: int  # the deal's seed
+    composition: str  # "A": the pair's A plays the emperor's side; "B": B does
+    emperor: int  # the emperor's seat
+    guard: int  # the guard's seat; == emperor in a (hidden) solo
+    place: int  # the emperor's finishing place 1..5
+    guard_place: int  # the guard's finishing place (== place in a solo)
+    score: int  # the emperor's score: the result of the emperor's side
+
+    @property
+    def solo(self) -> bool:
+        return self.emperor == self.guard
+
+    @property
+    def win(self) -> bool:
+        """The emperor's side won."""
+        return self.score > 0
+
+    @property
+    def draw(self) -> bool:
+        return self.score == 0
+
+    @property
+    def loss(self) -> bool:
+        """The emperor's side lost: the rebels won."""
+        return self.score < 0
+
+    def side_result(self, composition: str) -> int:
+        """The result of the side of the pair's `composition` agent ("A" or "B"): the
+        emperor's score if it played the emperor's side, minus it if it played the rebels;
+        > 0 when that side won."""
+        return self.score if composition == self.composition else -self.score
+
+
+def team_table(results: Sequence[tuple[str, float]]) -> dict[str, Stats]:
+    """Rows `TEAM_ROWS` (overall, per side) from (side, side result) per game: win rate =
+    share of games the agent's side won (side result > 0), mean = mean side result."""
+    table = {"overall": Stats.of_scores([v for _, v in results])}
+    for side in SIDES:
+        table[side] = Stats.of_scores([v for s, v in results if s == side])
+    return table
+
+
+@dataclass(frozen=True)
+class DuplicateStats:
+    """Duplicate win rate (wins + 0.5 draws) / games with the 95% Wilson score interval of
+    wins + 0.5 draws successes in `games` trials (see the module docstring for why)."""
+
+    games: int
+    wins: int
+    draws: int
+    rate: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, wins: int, draws: int, games: int, z: float = Z95) -> DuplicateStats:
+        if games <= 0:
+            return cls(games, wins, draws, math.nan, math.nan, math.nan)
+        if wins < 0 or draws < 0 or wins + draws > games:
+            raise ValueError(f"need 0 <= wins + draws <= games, got {wins} + {draws} of {games}")
+        points = wins + 0.5 * draws
+        low, high = wilson_interval(points, games, z)
+        return cls(games, wins, draws, points / games, low, high)
+
+    def reversed(self) -> DuplicateStats:
+        """The same games seen from the other agent (the Wilson interval is symmetric)."""
+        losses = self.games - self.wins - self.draws
+        return DuplicateStats(self.games, losses, self.draws, 1 - self.rate, 1 - self.high, 1 - self.low)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _num(v) for k, v in asdict(self).items()}
+
+
+def team_paired_difference(records: Sequence[TeamRecord]) -> PairedStats:
+    """Per deal, d = emperor's score with A on the emperor's side - with B on it; raises
+    ValueError unless every deal has exactly one game of each composition."""
+    by_deal: dict[int, dict[str, int]] = {}
+    for r in records:
+        games = by_deal.setdefault(r.deal, {})
+        if r.composition in games or r.composition not in COMPOSITIONS:
+            raise ValueError("team records must hold one game of composition 'A' and one of 'B' per deal")
+        games[r.composition] = r.score
+    if any(len(g) != 2 for g in by_deal.values()):
+        raise ValueError("team records must hold one game of composition 'A' and one of 'B' per deal")
+    return paired_stats([g["A"] - g["B"] for g in by_deal.values()])
+
+
+@dataclass
+class TeamPairResult:
+    """All games of one pair (A, B) under the team protocol."""
+
+    a: str
+    b: str
+    records: list[TeamRecord]  # in schedule order: deal, composition
+    seconds: float = 0.0
+
+    protocol = "team"
+
+    @cached_property
+    def records_a(self) -> list[TeamRecord]:
+        """The games with A on the emperor's side."""
+        return [r for r in self.records if r.composition == "A"]
+
+    @cached_property
+    def records_b(self) -> list[TeamRecord]:
+        """The games with B on the emperor's side."""
+        return [r for r in self.records if r.composition == "B"]
+
+    def side_results(self, composition: str) -> list[tuple[str, int]]:
+        """(side played, side result) of agent A (composition "A") or B ("B") in every game."""
+        return [("emperor_side" if r.composition == composition else "rebel_side", r.side_result(composition))
+                for r in self.records]
+
+    @cached_property
+    def table_a(self) -> dict[str, Stats]:
+        """A's side: overall, as emperor's side, as rebels."""
+        return team_table(self.side_results("A"))
+
+    @cached_property
+    def table_b(self) -> dict[str, Stats]:
+        return team_table(self.side_results("B"))
+
+    @cached_property
+    def duplicate(self) -> DuplicateStats:
+        """A's duplicate win rate over all games (B's is `duplicate.reversed()`)."""
+        t = self.table_a["overall"]
+        return DuplicateStats.of(t.wins, t.draws, t.games)
+
+    @cached_property
+    def paired(self) -> PairedStats:
+        return team_paired_difference(self.records)
+
+    def differences(self) -> list[int]:
+        """Per deal (in schedule order): emperor's score with A on the emperor's side minus
+        with B on it."""
+        b_scores = {r.deal: r.score for r in self.records_b}
+        return [r.score - b_scores[r.deal] for r in self.records_a]
+
+    @property
+    def win_rate(self) -> float:
+        """A's side win rate (all games), for logging."""
+        return self.table_a["overall"].win_rate
+
+    @property
+    def mean_diff(self) -> float:
+        """Mean paired difference per deal: > 0 when A's side scores better."""
+        return self.paired.mean
+
+    def to_dict(self, games: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "a": self.a, "b": self.b, "games": len(self.records), "seconds": self.seconds,
+            "paired_difference": self.paired.to_dict(),
+            "duplicate_win_rate_a": self.duplicate.to_dict(),
+            "duplicate_win_rate_b": self.duplicate.reversed().to_dict(),
+            "side_a": {row: s.to_dict() for row, s in self.table_a.items()},
+            "side_b": {row: s.to_dict() for row, s in self.table_b.items()},
+            "solo_deals": len({r.deal for r in self.records if r.solo}),
+        }
+        if games:
+            cols = ("deal", "composition", "emperor", "guard", "place", "guard_place", "score")
+            out["records"] = {c: [getattr(r, c) for r in self.records] for c in cols}
+        return out
+
+
+AnyPairResult = PairResult | TeamPairResult
+
+
 @dataclass(frozen=True)
 class Rating:
     mu: float
@@ -456,11 +705,12 @@ class Rating:
     ordinal: float  # mu - 3 sigma, the conservative estimate used for ranking
 
 
-def rate_league(pairs: Sequence[PairResult]) -> dict[str, Rating]:
+def rate_league(pairs: Sequence[AnyPairResult]) -> dict[str, Rating]:
     """openskill Plackett-Luce ratings from the paired comparisons of every pair.
 
     Each (deal, seat) of a pair is a 1-vs-1 match: the agent whose focal score is higher
-    wins, equal scores are a draw. Matches are applied in order: pairs, deals, seats.
+    wins, equal scores are a draw. Matches are applied in order: pairs, deals, seats. In the
+    team protocol each deal is one match, won by A when d (`TeamPairResult.differences`) > 0.
     """
     from openskill.models import PlackettLuce
 
@@ -471,9 +721,7 @@ def rate_league(pairs: Sequence[PairResult]) -> dict[str, Rating]:
             continue
         for name in (pair.a, pair.b):
             ratings.setdefault(name, model.rating(name=name))
-        b_scores = {(r.deal, r.seat): r.score for r in pair.records_b}
-        for r in pair.records_a:
-            d = r.score - b_scores[(r.deal, r.seat)]
+        for d in pair.differences():
             ranks = [0, 0] if d == 0 else ([0, 1] if d > 0 else [1, 0])
             [[ra], [rb]] = model.rate([[ratings[pair.a]], [ratings[pair.b]]], ranks=ranks)
             ratings[pair.a], ratings[pair.b] = ra, rb
@@ -486,10 +734,28 @@ def pair_schedule(seeds: Sequence[int]) -> list[tuple[int, int, str]]:
     return [(d, s, c) for d in seeds for s in range(NUM_SEATS) for c in COMPOSITIONS]
 
 
+def team_schedule(seeds: Sequence[int]) -> list[tuple[int, str]]:
+    """(deal seed, composition) of every team-protocol game of a pair, in order: "A" = A on
+    the emperor's side, "B" = B on it."""
+    return [(d, c) for d in seeds for c in COMPOSITIONS]
+
+
 def agent_seed(deal: int, focal_seat: int, composition: str, seat: int) -> int:
-    """Seed of the agent at `seat` in the game (deal, focal seat, composition)."""
-    ss = np.random.SeedSequence([deal, focal_seat, COMPOSITIONS.index(composition), seat, 0xBA0])
+    """Seed of the agent at `seat` in the game (deal, focal seat, composition). Team games
+    pass the emperor's seat as `focal_seat` and "team-A" / "team-B" as `composition`."""
+    ss = np.random.SeedSequence([deal, focal_seat, SEED_TAGS[composition], seat, 0xBA0])
     return int(ss.generate_state(1, np.uint32)[0])
+
+
+def default_roles(rules: Rules, deal: int) -> Game:
+    """The deal `deal` after a role phase answered with the neutral defaults of RULES.md §7:
+    ACCEPT when offered, otherwise NO. So the first holder of the emperor card is emperor,
+    the guard-card holder is guard (a hidden solo when that is the emperor), nobody declares
+    anything, and the game stands at the emperor's first lead."""
+    game = Game(rules, seed=deal)
+    while game.phase == ROLE:
+        game.step(ACCEPT if game.legal_mask()[ACCEPT] else NO)
+    return game
 
 
 class _SpecSeats:
@@ -531,6 +797,19 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)[:60]
 
 
+def _play_out(game: Game, agents: Sequence[Agent], encoder: Encoder, names: Sequence[str], where: str) -> None:
+    """Play `game` to its end, seat q acting with agents[q] (called names[q] in errors)."""
+    observes = [getattr(ag, "uses_observation", True) for ag in agents]
+    while not game.is_over:
+        seat = game.current_player
+        obs = encoder.encode(game, seat) if observes[seat] else _NO_OBSERVATION
+        action = agents[seat].act(obs, game.legal_mask())
+        try:
+            game.step(int(action))
+        except IllegalActionError as err:  # plain ValueError: it must cross process bounds
+            raise ValueError(f"agent {names[seat]!r} chose an illegal action ({where}): {err}") from None
+
+
 def _play_chunk(rules: Rules, encoder: Encoder, a: str, b: str, seats_a, seats_b, seeds: Sequence[int],
                 replay_dir: Path | None) -> list[GameRecord]:
     records = []
@@ -539,18 +818,9 @@ def _play_chunk(rules: Rules, encoder: Encoder, a: str, b: str, seats_a, seats_b
         focal_name, other_name = (a, b) if comp == "A" else (b, a)
         agents = [(focal_seats if q == focal else other_seats).get(q, agent_seed(deal, focal, comp, q))
                   for q in range(NUM_SEATS)]
-        observes = [getattr(ag, "uses_observation", True) for ag in agents]
         game = Game(rules, seed=deal)
-        while not game.is_over:
-            seat = game.current_player
-            obs = encoder.encode(game, seat) if observes[seat] else _NO_OBSERVATION
-            action = agents[seat].act(obs, game.legal_mask())
-            try:
-                game.step(int(action))
-            except IllegalActionError as err:  # plain ValueError: it must cross process bounds
-                name = focal_name if seat == focal else other_name
-                raise ValueError(f"agent {name!r} chose an illegal action (deal {deal}, focal seat {focal}, "
-                                 f"composition {comp}): {err}") from None
+        names = [focal_name if q == focal else other_name for q in range(NUM_SEATS)]
+        _play_out(game, agents, encoder, names, f"deal {deal}, focal seat {focal}, composition {comp}")
         res = game.result
         role = res.roles[focal]
         records.append(GameRecord(focal_name, other_name, deal, focal, comp, role, side_of(role),
@@ -560,21 +830,58 @@ def _play_chunk(rules: Rules, encoder: Encoder, a: str, b: str, seats_a, seats_b
     return records
 
 
+def _play_team_chunk(rules: Rules, encoder: Encoder, a: str, b: str, seats_a, seats_b, seeds: Sequence[int],
+                     replay_dir: Path | None) -> list[TeamRecord]:
+    """The team protocol on `seeds`: per deal, the role phase with the default answers, then
+    the play phase twice from there, A on the emperor's side and then B."""
+    records = []
+    for deal in seeds:
+        start = default_roles(rules, deal)
+        emperor, guard = start.emperor, start.guard
+        side = (emperor, guard)
+        for comp in COMPOSITIONS:
+            emp_seats, reb_seats = (seats_a, seats_b) if comp == "A" else (seats_b, seats_a)
+            emp_name, reb_name = (a, b) if comp == "A" else (b, a)
+            tag = f"team-{comp}"
+            agents = [(emp_seats if q in side else reb_seats).get(q, agent_seed(deal, emperor, tag, q))
+                      for q in range(NUM_SEATS)]
+            names = [emp_name if q in side else reb_name for q in range(NUM_SEATS)]
+            game = start.copy()
+            _play_out(game, agents, encoder, names, f"deal {deal}, team game with {emp_name!r} on the emperor's side")
+            res = game.result
+            records.append(TeamRecord(emp_name, reb_name, deal, comp, emperor, guard, res.places[emperor],
+                                      res.places[guard], int(res.scores[emperor])))
+            if replay_dir is not None:
+                save_replay(game, replay_dir / f"d{deal}-team{comp}-{_slug(emp_name)}-emperor-side.json")
+    return records
+
+
 #: Per worker process: the agents built for the current evaluation (keyed by a run token,
 #: so a checkpoint rewritten between two evaluations is loaded again).
 _WORKER: dict[str, Any] = {"token": None, "rules": None, "encoder": None, "seats": {}}
 
 
-def _run_job(job: tuple) -> list[GameRecord]:
-    token, rules_dict, a, b, seeds, replay_dir = job
+_PLAYERS = {"seat": _play_chunk, "team": _play_team_chunk}
+#: Games per deal and pair of each protocol.
+GAMES_PER_DEAL = {"seat": 2 * NUM_SEATS, "team": len(COMPOSITIONS)}
+
+
+def _check_protocol(protocol: str) -> str:
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, got {protocol!r}")
+    return protocol
+
+
+def _run_job(job: tuple) -> list[GameRecord] | list[TeamRecord]:
+    token, rules_dict, a, b, seeds, replay_dir, protocol = job
     if _WORKER["token"] != token:
         rules = Rules.from_dict(rules_dict)
         _WORKER.update(token=token, rules=rules, encoder=Encoder(rules), seats={})
     rules, cache = _WORKER["rules"], _WORKER["seats"]
     seats_a = cache.setdefault(a, _SpecSeats(a, rules))
     seats_b = cache.setdefault(b, _SpecSeats(b, rules)) if b != a else _SpecSeats(b, rules)
-    return _play_chunk(rules, _WORKER["encoder"], a, b, seats_a, seats_b, seeds,
-                       Path(replay_dir) if replay_dir else None)
+    return _PLAYERS[protocol](rules, _WORKER["encoder"], a, b, seats_a, seats_b, seeds,
+                              Path(replay_dir) if replay_dir else None)
 
 
 class _Progress:
@@ -630,10 +937,11 @@ def _chunk_size(num_deals: int, workers: int) -> int:
 
 def _run_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: Sequence[int], workers: int,
                replay_dir: str | os.PathLike | None, log: TextIO | None,
-               mp_context: Any = None) -> tuple[list[PairResult], float]:
-    """Play every pair's duplicate rotation; returns the results and the wall time."""
+               mp_context: Any = None, protocol: str = "seat") -> tuple[list[AnyPairResult], float]:
+    """Play every pair under `protocol`; returns the results and the wall time."""
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    _check_protocol(protocol)
     seeds = _check_seeds(seeds, "deal seeds")
     token = uuid.uuid4().hex
     size = _chunk_size(len(seeds), workers)
@@ -643,9 +951,10 @@ def _run_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: Sequence[i
         if replay_dir is not None:
             pdir = str(Path(replay_dir) / f"{i:02d}-{_slug(a)}-vs-{_slug(b)}")
         for k in range(0, len(seeds), size):
-            jobs.append((i, (token, rules.to_dict(), a, b, seeds[k:k + size], pdir)))
-    per_game = 2 * NUM_SEATS
-    progress = _Progress(len(pairs) * len(seeds) * per_game, log)
+            jobs.append((i, (token, rules.to_dict(), a, b, seeds[k:k + size], pdir, protocol)))
+    per_game = GAMES_PER_DEAL[protocol]
+    label = "eval" if protocol == "seat" else "eval (team)"
+    progress = _Progress(len(pairs) * len(seeds) * per_game, log, label)
     chunks: dict[int, list[list[GameRecord]]] = {i: [] for i in range(len(pairs))}
     seconds = [0.0] * len(pairs)
     try:
@@ -663,7 +972,8 @@ def _run_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: Sequence[i
     finally:
         progress.close()
         _WORKER.update(token=None, rules=None, encoder=None, seats={})
-    results = [PairResult(a, b, [r for c in chunks[i] for r in c], seconds[i]) for i, (a, b) in enumerate(pairs)]
+    result_cls = PairResult if protocol == "seat" else TeamPairResult
+    results = [result_cls(a, b, [r for c in chunks[i] for r in c], seconds[i]) for i, (a, b) in enumerate(pairs)]
     return results, progress.seconds
 
 
@@ -683,37 +993,46 @@ def _run_in_pool(pool: Executor, jobs: list, chunks: dict, progress: _Progress, 
 
 def evaluate_pair(spec_a: str, spec_b: str, rules: Rules, seeds: Sequence[int], workers: int = 1,
                   replay_dir: str | os.PathLike | None = None, log: TextIO | None = None,
-                  mp_context: Any = None) -> PairResult:
-    """Duplicate rotation of A against B over `seeds` (see the module docstring).
+                  mp_context: Any = None, protocol: str = "seat") -> AnyPairResult:
+    """A against B over `seeds` under `protocol` (see the module docstring): "seat" (duplicate
+    rotation, a `PairResult`) or "team" (side duplicate, a `TeamPairResult`).
 
     `result.paired` says whether A beats B; `result.table_a` / `table_b` hold the focal
-    statistics. Pass `mp_context="spawn"` (or a multiprocessing context) when this process
+    statistics (seat) or the side statistics (team; `result.duplicate` is A's duplicate win
+    rate). Pass `mp_context="spawn"` (or a multiprocessing context) when this process
     holds CUDA or other state that must not be forked.
     """
+    _check_protocol(protocol)
     validate_specs([spec_a, spec_b], rules)
-    [result], _ = _run_pairs([(spec_a, spec_b)], rules, seeds, workers, replay_dir, log, _ctx(mp_context))
+    [result], _ = _run_pairs([(spec_a, spec_b)], rules, seeds, workers, replay_dir, log, _ctx(mp_context),
+                             protocol)
     return result
 
 
 def evaluate_against(agent: Agent, opponent: str, rules: Rules, seeds: Sequence[int], name: str = "agent",
-                     replay_dir: str | os.PathLike | None = None, log: TextIO | None = None) -> PairResult:
-    """Duplicate rotation of an in-process agent object (A, called `name`) against the
-    agent `opponent` (B, a spec), in this process: for evaluating a live model.
+                     replay_dir: str | os.PathLike | None = None, log: TextIO | None = None,
+                     protocol: str = "seat") -> AnyPairResult:
+    """An in-process agent object (A, called `name`) against the agent `opponent` (B, a
+    spec) under `protocol`, in this process: for evaluating a live model.
 
-    The object plays every seat of side A at once, so it must not keep per-seat state
-    between `act` calls (a feed-forward policy is fine); `reset(seed)` is called before each
-    game if it has one. `result.paired.mean > 0` means the object scored better.
+    The object plays every seat of side A at once (the four non-focal seats, or every seat
+    of a team side), so it must not keep per-seat state between `act` calls (a feed-forward
+    policy is fine); `reset(seed)` is called before each game if it has one.
+    `result.paired.mean > 0` means the object scored better.
     """
+    _check_protocol(protocol)
     if not callable(getattr(agent, "act", None)):
         raise ValueError("evaluate_against needs an agent object with act(observation, action_mask)")
     validate_specs([opponent], rules)
     seeds = _check_seeds(seeds, "deal seeds")
-    progress = _Progress(len(seeds) * 2 * NUM_SEATS, log)
-    records = _play_chunk(rules, Encoder(rules), name, opponent, _ObjectSeats(agent), _SpecSeats(opponent, rules),
-                          seeds, Path(replay_dir) if replay_dir is not None else None)
+    progress = _Progress(len(seeds) * GAMES_PER_DEAL[protocol], log)
+    records = _PLAYERS[protocol](rules, Encoder(rules), name, opponent, _ObjectSeats(agent),
+                                 _SpecSeats(opponent, rules), seeds,
+                                 Path(replay_dir) if replay_dir is not None else None)
     progress.add(len(records))
     progress.close()
-    return PairResult(name, opponent, records, progress.seconds)
+    result_cls = PairResult if protocol == "seat" else TeamPairResult
+    return result_cls(name, opponent, records, progress.seconds)
 
 
 def _ctx(mp_context: Any) -> Any:
@@ -746,18 +1065,34 @@ class Report:
 
     agents: list[str]
     deals: DealSet
-    pairs: list[PairResult]
+    pairs: list[AnyPairResult]
     pairing: str = "consecutive"
     timing: dict[str, Any] = field(default_factory=dict)
+    protocol_name: str = "seat"  # "seat" (pairs are PairResult) or "team" (TeamPairResult)
 
     @cached_property
     def tables(self) -> dict[str, dict[str, Stats]]:
-        """Per agent: its focal statistics over all its games (against every opponent it met)."""
+        """Per agent, over all its games (against every opponent it met): its focal statistics
+        (seat protocol, rows `ROWS`) or its side statistics (team protocol, rows `TEAM_ROWS`)."""
+        if self.protocol_name == "team":
+            sides: dict[str, list[tuple[str, int]]] = {a: [] for a in self.agents}
+            for p in self.pairs:
+                sides.setdefault(p.a, []).extend(p.side_results("A"))
+                sides.setdefault(p.b, []).extend(p.side_results("B"))
+            return {a: team_table(r) for a, r in sides.items()}
         recs: dict[str, list[GameRecord]] = {a: [] for a in self.agents}
         for p in self.pairs:
             recs.setdefault(p.a, []).extend(p.records_a)
             recs.setdefault(p.b, []).extend(p.records_b)
         return {a: agent_table(r) for a, r in recs.items()}
+
+    @cached_property
+    def duplicate(self) -> dict[str, DuplicateStats]:
+        """Team protocol: each agent's duplicate win rate over all its games (empty for seat)."""
+        if self.protocol_name != "team":
+            return {}
+        return {a: DuplicateStats.of(t["overall"].wins, t["overall"].draws, t["overall"].games)
+                for a, t in self.tables.items()}
 
     @cached_property
     def ratings(self) -> dict[str, Rating]:
@@ -777,6 +1112,8 @@ class Report:
         return {a: {b: (self.head_to_head(a, b) if a != b else None) for b in self.agents} for a in self.agents}
 
     def protocol(self) -> dict[str, Any]:
+        if self.protocol_name == "team":
+            return self._team_protocol()
         return {
             "name": "duplicate-rotation", "version": PROTOCOL_VERSION,
             "games_per_deal_per_pair": 2 * NUM_SEATS,
@@ -793,30 +1130,65 @@ class Report:
             "pairs": self.pairing,
         }
 
-    def to_dict(self, games: bool = True) -> dict[str, Any]:
+    def _team_protocol(self) -> dict[str, Any]:
         return {
+            "name": "team-duplicate", "version": TEAM_PROTOCOL_VERSION,
+            "games_per_deal_per_pair": GAMES_PER_DEAL["team"],
+            "roles": "role phase answered with the defaults of RULES.md §7 (ACCEPT when offered, otherwise "
+                     "NO): emperor = first holder of the emperor card, guard = holder of the guard card "
+                     "(the emperor himself: a hidden solo, a side of one); no agent acts in the role phase",
+            "games": "per deal, the play phase twice: composition A = A at every seat of the emperor's side "
+                     "and B at every rebel seat; composition B = the reverse",
+            "result": "the emperor's score; the emperor's side wins when > 0, draws at 0, loses when < 0",
+            "side_result": "from an agent's view: the emperor's score when it plays the emperor's side, "
+                           "minus it when it plays the rebels (> 0: its side won)",
+            "confidence": CONFIDENCE, "win_rate_interval": "Wilson score",
+            "mean_interval": "Student t",
+            "duplicate_win_rate": "(wins + 0.5 draws) / games over all games of the agent; Wilson score "
+                                  "interval of wins + 0.5 draws successes in games trials (games treated as "
+                                  "independent; conservative)",
+            "head_to_head": "paired difference per deal d = emperor's score (A on the emperor's side) - "
+                            "emperor's score (B on the emperor's side)",
+            "ratings": "openskill PlackettLuce (default mu=25, sigma=25/3), one 1-vs-1 match per deal, won by A "
+                       "when d > 0, by B when d < 0, a draw when d == 0; ordinal = mu - 3 sigma",
+            "agent_seeds": "agent_seed(deal, emperor seat, 'team-A' or 'team-B', seat) via numpy SeedSequence",
+            "pairs": self.pairing,
+        }
+
+    def to_dict(self, games: bool = True) -> dict[str, Any]:
+        tables = {a: {row: s.to_dict() for row, s in t.items()} for a, t in self.tables.items()}
+        out: dict[str, Any] = {
             "format": "baohuang-eval-report", "version": 1,
             "protocol": self.protocol(),
             "deals": self.deals.describe(),
             "agents": self.agents,
-            "focal": {a: {row: s.to_dict() for row, s in t.items()} for a, t in self.tables.items()},
+        }
+        if self.protocol_name == "team":
+            out["sides"] = tables
+            out["duplicate_win_rate"] = {a: d.to_dict() for a, d in self.duplicate.items()}
+        else:
+            out["focal"] = tables
+        out.update({
             "pairs": [p.to_dict(games=games) for p in self.pairs],
             "matrix": {a: {b: (m.to_dict() if m else None) for b, m in row.items()}
                        for a, row in self.matrix().items()},
             "ratings": {a: asdict(r) for a, r in sorted(self.ratings.items(), key=lambda kv: -kv[1].ordinal)},
             "timing": self.timing,
-        }
+        })
+        return out
 
 
 def evaluate_agents(specs: Sequence[str], rules: Rules | DealSet, seeds: Sequence[int] | None = None,
                     pairs: str = "consecutive", workers: int = 2, replay_dir: str | os.PathLike | None = None,
                     log: TextIO | None = sys.stderr, mp_context: Any = None,
-                    out_dir: str | os.PathLike | None = None) -> Report:
+                    out_dir: str | os.PathLike | None = None, protocol: str = "seat") -> Report:
     """Evaluate a list of agents pairwise (`make_pairs`) on a deal set; returns a `Report`.
 
-    Give either `rules` and `seeds`, or a `DealSet` as `rules` (and no seeds). With
-    `out_dir`, report.json, report.md and report.png are written there (`agents.report`).
+    Give either `rules` and `seeds`, or a `DealSet` as `rules` (and no seeds). `protocol` is
+    "seat" (duplicate rotation) or "team" (side duplicate). With `out_dir`, report.json,
+    report.md and report.png are written there (`agents.report`).
     """
+    _check_protocol(protocol)
     if isinstance(rules, DealSet):
         if seeds is not None:
             raise ValueError("give seeds either in the DealSet or as `seeds`, not both")
@@ -835,11 +1207,12 @@ def evaluate_agents(specs: Sequence[str], rules: Rules | DealSet, seeds: Sequenc
     validate_specs(specs, deals.rules)
     pair_list = make_pairs(specs, pairs)
     started = time.strftime("%Y-%m-%dT%H:%M:%S")
-    results, seconds = _run_pairs(pair_list, deals.rules, deals.seeds, workers, replay_dir, log, _ctx(mp_context))
+    results, seconds = _run_pairs(pair_list, deals.rules, deals.seeds, workers, replay_dir, log, _ctx(mp_context),
+                                  protocol)
     games = sum(len(p.records) for p in results)
     timing = {"started": started, "seconds": seconds, "games": games,
               "games_per_s": games / seconds if seconds > 0 else None, "workers": workers}
-    report = Report(specs, deals, results, pairs, timing)
+    report = Report(specs, deals, results, pairs, timing, protocol)
     if out_dir is not None:
         from .report import write_report
 

@@ -1,5 +1,6 @@
 """Writers for an evaluation `Report`: report.json, report.md (Markdown tables to paste into a
-paper) and report.png (focal win rate per agent and side with 95% Wilson intervals).
+paper) and report.png (win rate per agent and side with 95% Wilson intervals: focal win rates
+in the seat protocol, side win rates in the team protocol).
 
 Every file is written atomically (a temporary file in the same folder, then a rename).
 """
@@ -12,7 +13,17 @@ import math
 import os
 from pathlib import Path
 
-from .evaluate import ROWS, PairedStats, PairResult, Report, Stats, write_bytes_atomic
+from .evaluate import (
+    ROWS,
+    TEAM_ROWS,
+    DuplicateStats,
+    PairedStats,
+    PairResult,
+    Report,
+    Stats,
+    TeamPairResult,
+    write_bytes_atomic,
+)
 
 ROW_NAMES = {"overall": "overall", "emperor_side": "emperor side", "rebel_side": "rebel side",
              "emperor": "emperor", "guard": "guard", "solo": "solo", "rebel": "rebel"}
@@ -42,7 +53,13 @@ def _score(s: Stats) -> str:
     return _mean(s.mean_score, s.score_low, s.score_high)
 
 
-def _verdict(p: PairResult) -> str:
+def _dup(d: DuplicateStats) -> str:
+    if d.games == 0:
+        return "–"
+    return f"{100 * d.rate:.1f}% [{100 * d.low:.1f}, {100 * d.high:.1f}]"
+
+
+def _verdict(p: PairResult | TeamPairResult) -> str:
     v = p.paired.verdict
     return f"{_cell(p.a)} better" if v == "A" else f"{_cell(p.b)} better" if v == "B" else "no significant difference"
 
@@ -55,23 +72,99 @@ def _focal_rows(name: str, table: dict[str, Stats]) -> list[str]:
 FOCAL_HEADER = ["| agent | seats | games | win rate [95% CI] | mean score [95% CI] |", "|---|---|---:|---|---|"]
 
 
-def to_markdown(report: Report) -> str:
-    """The report as Markdown: protocol line, head-to-head, focal tables, matrix, ratings."""
+SIDE_HEADER = ["| agent | side | games | won / drawn / lost | win rate [95% CI] | mean side result [95% CI] |",
+               "|---|---|---:|---|---|---|"]
+
+
+def _side_rows(name: str, table: dict[str, Stats]) -> list[str]:
+    return [f"| {_cell(name)} | {ROW_NAMES[row] if row != 'rebel_side' else 'rebels'} | {table[row].games} | "
+            f"{table[row].wins} / {table[row].draws} / {table[row].losses} | {_pct(table[row])} | "
+            f"{_mean(table[row].mean_score, table[row].score_low, table[row].score_high, signed=True)} |"
+            for row in TEAM_ROWS]
+
+
+def _header(report: Report) -> list[str]:
     d = report.deals.describe()
     t = report.timing
     seeds = (f"seeds {d['first_seed']}..{d['last_seed']}" if d["contiguous"] else "seeds from a list")
     source = "" if d["source"] == "range" else f", file `{d['source']}`"
-    lines = [
-        "# Baohuang evaluation",
-        "",
-        f"Rules: preset `{d['preset']}`. Deals: {d['count']} ({seeds}{source}; fingerprint `{d['fingerprint']}`). "
-        f"Protocol: duplicate rotation v{report.protocol()['version']}, each deal played 10 times per pair "
-        "(each agent at each seat, against four copies of the other). Win = focal score > 0. "
-        "Intervals are 95%: Wilson for win rates, Student t for means.",
-    ]
+    deals = f"Rules: preset `{d['preset']}`. Deals: {d['count']} ({seeds}{source}; fingerprint `{d['fingerprint']}`). "
+    if report.protocol_name == "team":
+        protocol = (f"Protocol: team duplicate v{report.protocol()['version']}: roles fixed by the default "
+                    "answers (accept the throne, declare nothing), so the emperor is the first holder of the "
+                    "emperor card and the guard the holder of the guard card (a hidden solo if the same); the "
+                    "play phase of each deal is played twice per pair, A at every seat of the emperor's side "
+                    "against B at every rebel seat, then swapped. A side wins when the emperor's score is > 0 "
+                    "(emperor's side) or < 0 (rebels). Intervals are 95%: Wilson for win rates (for duplicate "
+                    "win rates on wins + ½ draws), Student t for means.")
+    else:
+        protocol = (f"Protocol: duplicate rotation v{report.protocol()['version']}, each deal played 10 times per "
+                    "pair (each agent at each seat, against four copies of the other). Win = focal score > 0. "
+                    "Intervals are 95%: Wilson for win rates, Student t for means.")
+    lines = ["# Baohuang evaluation", "", deals + protocol]
     if t:
         rate = f", {t['games_per_s']:.0f} games/s" if t.get("games_per_s") else ""
         lines.append(f"Games: {t['games']} in {t['seconds']:.1f} s{rate} on {t['workers']} worker(s).")
+    return lines
+
+
+def _matrix_and_ratings(report: Report, per: str) -> list[str]:
+    lines = []
+    if len(report.agents) > 2:
+        lines += ["", "## Head-to-head matrix (mean d of row against column, 95% CI)", "",
+                  "| | " + " | ".join(_cell(b) for b in report.agents) + " |",
+                  "|---|" + "---|" * len(report.agents)]
+        for a, row in report.matrix().items():
+            cells = ["·" if m is None else _mean(m.mean, m.low, m.high, signed=True) for m in row.values()]
+            lines.append(f"| {_cell(a)} | " + " | ".join(cells) + " |")
+    lines += ["", f"## Ratings (openskill Plackett-Luce, one match per {per})", "",
+              "| rank | agent | mu | sigma | ordinal (mu − 3σ) |", "|---:|---|---:|---:|---:|"]
+    ranked = sorted(report.ratings.items(), key=lambda kv: -kv[1].ordinal)
+    for i, (a, r) in enumerate(ranked, 1):
+        lines.append(f"| {i} | {_cell(a)} | {r.mu:.2f} | {r.sigma:.2f} | {r.ordinal:.2f} |")
+    return lines
+
+
+def _team_markdown(report: Report) -> list[str]:
+    lines = [
+        "",
+        "## Head-to-head (team duplicate, paired by deal)",
+        "",
+        "d = emperor's score with A on the emperor's side − emperor's score with B on it, same deal "
+        "(the sum of A's two side results). Duplicate win rate = (games A's side won + ½ draws) / games.",
+        "",
+        "| A | B | deals | mean d [95% CI] | A better / tie / B better | A side win rate | "
+        "A duplicate win rate | verdict |",
+        "|---|---|---:|---|---|---|---|---|",
+    ]
+    for p in report.pairs:
+        ps: PairedStats = p.paired
+        lines.append(f"| {_cell(p.a)} | {_cell(p.b)} | {ps.n} | {_mean(ps.mean, ps.low, ps.high, signed=True)} | "
+                     f"{ps.a_better} / {ps.ties} / {ps.b_better} | {_pct(p.table_a['overall'])} | "
+                     f"{_dup(p.duplicate)} | {_verdict(p)} |")
+    for p in report.pairs:
+        solos = len({r.deal for r in p.records if r.solo})
+        lines += ["", f"## Side results: {_cell(p.a)} vs {_cell(p.b)}", "",
+                  f"Side result = the emperor's score, negated for the rebels (> 0: the side won). "
+                  f"{solos} of {p.paired.n} deals are hidden solos (an emperor's side of one).", "",
+                  *SIDE_HEADER]
+        lines += _side_rows(p.a, p.table_a) + _side_rows(p.b, p.table_b)
+    if len(report.agents) > 2:
+        lines += ["", "## Side results per agent (all its games, against every opponent it met)", "",
+                  *SIDE_HEADER]
+        for a in report.agents:
+            lines += _side_rows(a, report.tables[a])
+        lines += ["", "| agent | duplicate win rate [95% CI] |", "|---|---|"]
+        lines += [f"| {_cell(a)} | {_dup(report.duplicate[a])} |" for a in report.agents]
+    return lines + _matrix_and_ratings(report, "deal")
+
+
+def to_markdown(report: Report) -> str:
+    """The report as Markdown: protocol line, head-to-head, focal (seat protocol) or side (team
+    protocol) tables, matrix, ratings."""
+    lines = _header(report)
+    if report.protocol_name == "team":
+        return "\n".join(lines + _team_markdown(report)) + "\n"
     lines += [
         "",
         "## Head-to-head (paired by deal and seat)",
@@ -95,24 +188,15 @@ def to_markdown(report: Report) -> str:
                   *FOCAL_HEADER]
         for a in report.agents:
             lines += _focal_rows(a, report.tables[a])
-        lines += ["", "## Head-to-head matrix (mean d of row against column, 95% CI)", "",
-                  "| | " + " | ".join(_cell(b) for b in report.agents) + " |",
-                  "|---|" + "---|" * len(report.agents)]
-        for a, row in report.matrix().items():
-            cells = ["·" if m is None else _mean(m.mean, m.low, m.high, signed=True) for m in row.values()]
-            lines.append(f"| {_cell(a)} | " + " | ".join(cells) + " |")
-    lines += ["", "## Ratings (openskill Plackett-Luce, one match per paired deal and seat)", "",
-              "| rank | agent | mu | sigma | ordinal (mu − 3σ) |", "|---:|---|---:|---:|---:|"]
-    ranked = sorted(report.ratings.items(), key=lambda kv: -kv[1].ordinal)
-    for i, (a, r) in enumerate(ranked, 1):
-        lines.append(f"| {i} | {_cell(a)} | {r.mu:.2f} | {r.sigma:.2f} | {r.ordinal:.2f} |")
+    lines += _matrix_and_ratings(report, "paired deal and seat")
     return "\n".join(lines) + "\n"
 
 
 # ----------------------------------------------------------------------------- plot
 def plot_png(report: Report) -> bytes:
-    """Bar chart of focal win rate per agent: overall, emperor side, rebel side, with 95%
-    Wilson intervals. Returns PNG bytes (matplotlib Agg backend)."""
+    """Bar chart of win rate per agent: overall, emperor side, rebel side, with 95% Wilson
+    intervals (focal win rate in the seat protocol, side win rate in the team protocol).
+    Returns PNG bytes (matplotlib Agg backend)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -136,8 +220,9 @@ def plot_png(report: Report) -> bytes:
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=ROW_NAMES[row])
     ax.set_xticks(range(len(agents)), [a if len(a) <= 24 else a[:21] + "..." for a in agents])
     ax.set_ylim(0, 1)
-    ax.set_ylabel("focal win rate (score > 0)")
-    title = "Focal win rate with 95% Wilson CI"
+    team = report.protocol_name == "team"
+    ax.set_ylabel("side win rate (side result > 0)" if team else "focal win rate (score > 0)")
+    title = "Team side win rate, 95% Wilson CI" if team else "Focal win rate with 95% Wilson CI"
     if len(agents) > 2:
         title += " (all games of each agent)"
     ax.set_title(title + f", {report.deals.describe()['count']} deals")

@@ -1,13 +1,17 @@
 """`baohuang eval`: compare agents on seeded duplicate deals (protocol: `agents.evaluate`).
 
     baohuang eval --agents heuristic greedy autoplay random --deals 2000 [--pairs consecutive|all|first]
-                  [--preset jj] [--deal-seed 1000000 | --deal-file FILE] [--workers 2] [--out DIR]
-                  [--save-replays DIR]
+                  [--protocol seat|team] [--preset jj] [--deal-seed 1000000 | --deal-file FILE]
+                  [--workers 2] [--out DIR] [--save-replays DIR]
     baohuang eval --write-deals FILE --deals 2000 [--deal-seed S] [--preset jj]
 
 Writes report.json, report.md and report.png into --out (default runs/eval/<timestamp>) and
 prints the Markdown summary. `--pairs consecutive` compares neighbours in the list (a ladder),
-`all` every pair, `first` the first agent against each of the others.
+`all` every pair, `first` the first agent against each of the others. `--protocol seat` (the
+default) rotates a focal agent through the seats against four copies of the other (10 games
+per deal and pair); `--protocol team` fixes the roles with the default answers and lets one
+agent play the whole emperor's side against the other on the rebel seats, then swaps the
+sides (2 games per deal and pair).
 """
 
 from __future__ import annotations
@@ -16,13 +20,21 @@ import sys
 import time
 
 from agents import AGENT_KINDS
-from agents.evaluate import EVAL_SEED_START, PAIRINGS, deal_range, evaluate_agents, load_deals, write_deals
+from agents.evaluate import (
+    EVAL_SEED_START,
+    PAIRINGS,
+    PROTOCOLS,
+    deal_range,
+    evaluate_agents,
+    load_deals,
+    write_deals,
+)
 from agents.report import to_markdown, write_report
 from baohuang_env.rules import get_rules
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("eval", help="compare agents on seeded duplicate deals with seat rotation",
+    p = sub.add_parser("eval", help="compare agents on seeded duplicate deals (seat rotation or team duplicate)",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--agents", nargs="+", metavar="SPEC",
                    help=f"agent specs, best first for a ladder: {', '.join(sorted(AGENT_KINDS))} or kind:path")
@@ -35,6 +47,10 @@ def add_parser(sub) -> None:
     p.add_argument("--pairs", choices=PAIRINGS, default="consecutive",
                    help="consecutive: neighbours in --agents (default); all: every pair; "
                         "first: the first agent against each of the others")
+    p.add_argument("--protocol", choices=PROTOCOLS, default="seat",
+                   help="seat: duplicate rotation, a focal agent against four copies of the other (default); "
+                        "team: side duplicate, one agent on the whole emperor's side, the other on the rebels, "
+                        "then swapped, roles fixed by the default answers")
     p.add_argument("--workers", type=int, default=2, help="processes to use (default 2)")
     p.add_argument("--out", help="output folder (default runs/eval/<timestamp>)")
     p.add_argument("--save-replays", metavar="DIR", help="save every game's replay JSON under DIR")
@@ -58,7 +74,7 @@ def main(args) -> int:
         raise ValueError(f"give the agents to compare with --agents, e.g. --agents autoplay random; "
                          f"accepted agents: {sorted(AGENT_KINDS)} or kind:path for checkpoints")
     report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,
-                             replay_dir=args.save_replays, log=sys.stderr)
+                             replay_dir=args.save_replays, log=sys.stderr, protocol=args.protocol)
     out = args.out or f"runs/eval/{time.strftime('%Y%m%d-%H%M%S')}"
     paths = write_report(report, out)
     print(to_markdown(report))
