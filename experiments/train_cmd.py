@@ -1,7 +1,8 @@
 """`baohuang train dmc --config configs/dmc_quick.yaml [key=value ...] [--resume RUN]`.
 
-Trains, then evaluates the final checkpoint against the config's scripted bots on a fixed
-duplicate deal set and prints the table.
+Trains, then evaluates the final networks against the config's scripted bots on a fixed,
+held-out duplicate deal set, with both evaluation protocols (docs/evaluation.md), and prints
+the tables.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def add_parser(sub) -> None:
 def main(args) -> int:
     from agents.config import load_config
     from agents.dmc.config import DMCConfig
-    from agents.dmc.trainer import CHECKPOINT_NAME, train
+    from agents.dmc.trainer import MODEL_NAME, train
     from agents.evaluate import evaluate_agents, format_markdown, validate_specs
     from baohuang_env import get_rules
 
@@ -33,11 +34,14 @@ def main(args) -> int:
     run_dir = train(cfg, resume=args.resume)
     if args.no_eval:
         return 0
-    spec = f"dmc:{run_dir / CHECKPOINT_NAME}"
+    spec = f"dmc:{run_dir / MODEL_NAME}"
     seeds = list(range(cfg.eval_deal_seed, cfg.eval_deal_seed + cfg.final_eval_deals))
-    print(f"evaluating {spec} on {len(seeds)} duplicate deals against {', '.join(cfg.eval_opponents)} ...",
-          file=sys.stderr, flush=True)
-    report = evaluate_agents([spec, *cfg.eval_opponents], rules, seeds, pairs="first", workers=args.workers,
-                             out_dir=run_dir / "eval")
-    print(format_markdown(report))
+    # team: the agent plays a whole side against the bot's side (the headline win rate);
+    # seat: the agent in one seat among four copies of the bot, every seat of every deal
+    for protocol in ("team", "seat"):
+        print(f"evaluating {spec} ({protocol} protocol) on {len(seeds)} held-out duplicate deals against "
+              f"{', '.join(cfg.eval_opponents)} ...", file=sys.stderr, flush=True)
+        report = evaluate_agents([spec, *cfg.eval_opponents], rules, seeds, pairs="first", workers=args.workers,
+                                 out_dir=run_dir / f"eval-{protocol}", protocol=protocol)
+        print(format_markdown(report))
     return 0

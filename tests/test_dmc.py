@@ -102,6 +102,15 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
 
     result = evaluate_against(agent, "random", RULES, [11, 12])
     assert 0.0 <= result.win_rate <= 1.0
+    # ... and as the Gymnasium env's opponents
+    import gymnasium
+
+    env = gymnasium.make("Baohuang-v0", opponents=f"dmc:{run_dir / 'model.pt'}")
+    obs, info = env.reset(seed=3)
+    done = False
+    while not done:
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert "scores" in info and sum(info["scores"]) == 0
 
 
 def test_inline_training_is_deterministic(tmp_path):
