@@ -106,10 +106,10 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
     import gymnasium
 
     env = gymnasium.make("Baohuang-v0", opponents=f"dmc:{run_dir / 'model.pt'}")
-    obs, info = env.reset(seed=3)
+    _, info = env.reset(seed=3)
     done = False
     while not done:
-        obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert "scores" in info and sum(info["scores"]) == 0
 
 
