@@ -66,14 +66,49 @@ from .rules import get_rules
 REWARD_MODES = ("score", "win")
 
 
+#: Attributes read on every step through the wrappers.
+_HOT_ATTRIBUTES = ("agent_selection", "rewards", "terminations", "truncations", "infos", "agents",
+                   "_cumulative_rewards", "possible_agents", "num_agents", "max_num_agents")
+#: What OrderEnforcingWrapper refuses to show before reset().
+_NEEDS_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+
+
+def _forwarding(wrapper: type, order_enforcing: bool = False) -> type:
+    """A subclass of a PettingZoo wrapper that forwards the per-step attributes with plain
+    properties. The stock wrappers reach them through __getattr__, which Python calls only
+    after a failed lookup at every level: half of a step's time here. Behaviour, including
+    OrderEnforcingWrapper's errors before reset, is unchanged, and isinstance still holds."""
+
+    def forward(name: str) -> property:
+        if order_enforcing and name in _NEEDS_RESET:
+            def get(self):
+                if not self._has_reset:
+                    raise AttributeError(f"{name} cannot be accessed before reset")
+                return getattr(self.env, name)
+        else:
+            def get(self):
+                return getattr(self.env, name)
+        return property(get)
+
+    namespace = {n: forward(n) for n in _HOT_ATTRIBUTES}
+    namespace["__module__"] = __name__
+    return type(wrapper.__name__, (wrapper,), namespace)
+
+
+# Bound under the wrappers' own names, so that pickling finds them and str(env) reads as usual.
+TerminateIllegalWrapper = _forwarding(wrappers.TerminateIllegalWrapper)
+AssertOutOfBoundsWrapper = _forwarding(wrappers.AssertOutOfBoundsWrapper)
+OrderEnforcingWrapper = _forwarding(wrappers.OrderEnforcingWrapper, order_enforcing=True)
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """The Baohuang AEC env inside PettingZoo's standard wrappers (illegal move ends the
-    game with -1 for the offender; out-of-range actions assert; call order is enforced)."""
+    """The Baohuang AEC env inside PettingZoo's standard wrappers, as its classic envs do: an
+    illegal move ends the game with -1 for the offender (TerminateIllegalWrapper), actions out
+    of range assert (AssertOutOfBoundsWrapper), call order is enforced (OrderEnforcingWrapper)."""
     e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    return OrderEnforcingWrapper(e)
 
 
 class raw_env(AECEnv, EzPickle):
