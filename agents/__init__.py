@@ -5,10 +5,14 @@ them from a name such as "random" or "autoplay".
 """
 
 from .base import AGENT_KINDS, Agent, make_agent, register_agent
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
 from .scripted import AutoPlayAgent, RandomAgent
 
 register_agent("random", lambda arg, rules, seed: RandomAgent(seed))
 register_agent("autoplay", lambda arg, rules, seed: AutoPlayAgent(rules))
+register_agent("greedy", lambda arg, rules, seed: GreedyAgent(rules))
+register_agent("heuristic", lambda arg, rules, seed: HeuristicAgent(rules))
 
 
 def _dmc_agent(arg, rules, seed):
@@ -21,4 +25,7 @@ def _dmc_agent(arg, rules, seed):
 
 register_agent("dmc", _dmc_agent)
 
-__all__ = ["AGENT_KINDS", "Agent", "AutoPlayAgent", "RandomAgent", "make_agent", "register_agent"]
+__all__ = [
+    "AGENT_KINDS", "Agent", "AutoPlayAgent", "GreedyAgent", "HeuristicAgent", "RandomAgent", "make_agent",
+    "register_agent",
+]

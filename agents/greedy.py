@@ -1,0 +1,86 @@
+"""`GreedyAgent`: a simple, team-blind baseline that always takes the trick when it cheaply can.
+
+Everything it uses is the observation (through `SeatView`), the action mask and the static
+action table. Its rules, in order:
+
+Role phase: declare nothing. ACCEPT the emperor card; answer NO (hidden guard, hidden solo).
+
+Play phase:
+
+1. **Go out.** If one legal play empties the hand, make it.
+2. **Lead the weakest group.** When leading, lead the lowest rank held, the whole group of
+   that rank, without jokers (hold-the-sixes makes the 6s illegal until they are all that is
+   left, so the mask decides). When only 6s and jokers are left, lead all the jokers at once
+   (the 6s must wait for them).
+3. **Follow with the cheapest winning play.** Every legal play beats the play to beat, so the
+   cheapest one is chosen by, in order: fewest big jokers, fewest small jokers, fewest 2s,
+   lowest rank. A BJ, SJ or 2 is therefore never used when a play without it is legal.
+4. **Save jokers and 2s.** If even the cheapest winning play uses a joker or a 2, make it only
+   when it is worth it: it leaves at most `SPEND_AT` (8) cards in the hand (the end game,
+   when taking the lead matters most). Otherwise pass.
+5. **Pass** when nothing but pass is legal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, action_table
+from baohuang_env.rules import Rules
+
+from .view import SeatView
+
+ACCEPT, NO = DECISION_ID["ACCEPT"], DECISION_ID["NO"]
+
+
+class GreedyAgent:
+    """Cheapest winning play when following, weakest whole group when leading; saves jokers
+    and 2s until the end game. See the module docstring for the exact rules."""
+
+    #: Spend a play with jokers or 2s when following only if it leaves at most this many cards.
+    SPEND_AT = 8
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        t = action_table(rules)
+        self.table = t
+        two = t.kinds.num_ranks - 1  # the 2 is the highest ordinary rank
+        self._is_two = (t.rank == two) & (t.n > 0)
+        rank = np.where(t.rank >= 0, t.rank, t.kinds.num_ranks).astype(np.int64)
+        # lexicographic cheapness: big jokers, small jokers, 2s, rank
+        self._cost = ((t.big.astype(np.int64) * 8 + t.small) * 2 + self._is_two) * 16 + rank
+        self._precious = (t.big > 0) | (t.small > 0) | self._is_two
+        self._size = t.size.astype(np.int64)
+        self._rank = t.rank.astype(np.int64)
+        self._n = t.n.astype(np.int64)
+        self._plain = (t.small == 0) & (t.big == 0)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask)
+        plays = np.flatnonzero(mask[FIRST_PLAY:])
+        if plays.size == 0:
+            for d in (ACCEPT, NO, PASS):
+                if mask[d]:
+                    return d
+            legal = np.flatnonzero(mask)
+            if legal.size == 0:
+                raise ValueError("no legal action in the mask: is it this seat's turn?")
+            return int(legal[0])
+        view = SeatView(observation, self.rules)
+        held = int(view.hand.sum())
+        out = plays[self._size[plays] == held]
+        if out.size:  # rule 1: go out
+            return int(out[0]) + FIRST_PLAY
+        if not mask[PASS]:  # rule 2: lead the lowest whole group without jokers
+            ranks = self._rank[plays]
+            whole = plays[self._plain[plays] & (ranks >= 0) & (self._n[plays] == view.hand[np.maximum(ranks, 0)])]
+            if whole.size:
+                return int(whole[np.argmin(self._cost[whole])]) + FIRST_PLAY
+            return int(plays[np.argmax(self._size[plays])]) + FIRST_PLAY  # 6s and jokers: all jokers
+        best = int(plays[np.argmin(self._cost[plays])])  # rule 3: cheapest winning play
+        if self._precious[best] and held - int(self._size[best]) > self.SPEND_AT:
+            return PASS  # rule 4: not worth a joker or a 2 yet
+        return best + FIRST_PLAY
+
+
+__all__ = ["GreedyAgent"]
