@@ -1036,9 +1036,13 @@ def evaluate_against(agent: Agent, opponent: str, rules: Rules, seeds: Sequence[
 
 
 def _ctx(mp_context: Any) -> Any:
-    if isinstance(mp_context, str):
-        import multiprocessing
+    """Worker processes start with "spawn" by default: a forked child of a process that has
+    used torch's thread pool (any checkpoint agent) can hang on its first torch call."""
+    import multiprocessing
 
+    if mp_context is None:
+        return multiprocessing.get_context("spawn")
+    if isinstance(mp_context, str):
         return multiprocessing.get_context(mp_context)
     return mp_context
 

@@ -113,6 +113,18 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
     assert "scores" in info and sum(info["scores"]) == 0
 
 
+def test_checkpoint_agent_evaluates_in_worker_processes(tmp_path):
+    """Workers must not inherit torch's thread pool by fork (that hangs): run the CLI with
+    two workers and a checkpoint agent, under a timeout."""
+    run_dir = train(tiny_config(tmp_path, "total_frames=500"))
+    out = tmp_path / "eval"
+    cmd = [sys.executable, "-m", "experiments.cli", "eval", "--agents", f"dmc:{run_dir / 'model.pt'}", "random",
+           "--deals", "2", "--workers", "2", "--out", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (out / "report.json").is_file() and (out / "report.md").is_file()
+
+
 def test_inline_training_is_deterministic(tmp_path):
     a = train(tiny_config(tmp_path / "a", "total_frames=2500", "seed=3"))
     b = train(tiny_config(tmp_path / "b", "total_frames=2500", "seed=3"))
