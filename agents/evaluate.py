@@ -999,8 +999,8 @@ def evaluate_pair(spec_a: str, spec_b: str, rules: Rules, seeds: Sequence[int], 
 
     `result.paired` says whether A beats B; `result.table_a` / `table_b` hold the focal
     statistics (seat) or the side statistics (team; `result.duplicate` is A's duplicate win
-    rate). Pass `mp_context="spawn"` (or a multiprocessing context) when this process
-    holds CUDA or other state that must not be forked.
+    rate). Workers start with "spawn" unless `mp_context` (a name or a multiprocessing
+    context) says otherwise.
     """
     _check_protocol(protocol)
     validate_specs([spec_a, spec_b], rules)

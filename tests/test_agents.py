@@ -14,6 +14,8 @@ from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.melds import DECISION_ID, Play
 
+from helpers import hand
+
 RULES = get_rules("jj")
 TABLE = Encoder(RULES).table
 KINDS = TABLE.kinds
@@ -23,13 +25,6 @@ ACCEPT, ABDICATE, NO = DECISION_ID["ACCEPT"], DECISION_ID["ABDICATE"], DECISION_
 OPEN_SOLO, OPEN_GUARD = DECISION_ID["OPEN_SOLO"], DECISION_ID["OPEN_GUARD"]
 
 
-def hand(text: str) -> list[int]:
-    """Card counts from "7x2 9 Q BJ" (T for ten)."""
-    counts = [0] * K
-    for tok in text.split():
-        name, _, n = tok.partition("x")
-        counts[KINDS.index("10" if name == "T" else name)] += int(n or 1)
-    return counts
 
 
 def single(name: str) -> int:

@@ -12,8 +12,11 @@ import pytest
 
 from agents import GreedyAgent, HeuristicAgent, make_agent
 from agents.view import OPPONENT, PARTNER, UNKNOWN, SeatView
-from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, Play, action_table, get_rules
+from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, action_table, get_rules
 from baohuang_env.encoding import Encoder
+
+from helpers import hand as counts
+from helpers import play_id
 
 RULES = get_rules("jj")
 TABLE = action_table(RULES)
@@ -25,21 +28,6 @@ ACCEPT, ABDICATE, NO, OPEN_SOLO, OPEN_GUARD = (
 BIG_HAND = "7 7 7 8 8 8 9 9 9 10 10 10 J J J Q Q Q K K K A A A"  # 24 cards, plenty left
 
 
-def counts(text: str) -> list[int]:
-    """'7 7 SJ' -> 12 counts."""
-    h = [0] * 12
-    for tok in text.split():
-        h[NAMES.index(tok)] += 1
-    return h
-
-
-def play_id(text: str) -> int:
-    """'7 7 SJ' -> the action id of that play."""
-    h = counts(text)
-    ranks = [(i, c) for i, c in enumerate(h[:10]) if c]
-    assert len(ranks) <= 1, text
-    rank, n = (NAMES[ranks[0][0]], ranks[0][1]) if ranks else (None, 0)
-    return TABLE.action_id(Play(rank, n, h[SJ], h[BJ]))
 
 
 def name(action: int) -> str:

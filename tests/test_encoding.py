@@ -12,6 +12,8 @@ from baohuang_env.cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
 from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, PHASES, Encoder
 from baohuang_env.melds import DECISION_ID, Play
 
+from helpers import hand
+
 RULES = get_rules("jj")
 ENC = Encoder(RULES)
 TABLE = ENC.table
@@ -24,13 +26,6 @@ OPEN_SOLO, OPEN_GUARD = DECISION_ID["OPEN_SOLO"], DECISION_ID["OPEN_GUARD"]
 DECLARATIONS = {NO, OPEN_SOLO, OPEN_GUARD}
 
 
-def hand(text: str) -> list[int]:
-    """Card counts from "7x2 9 Q BJ" (T for ten)."""
-    counts = [0] * K
-    for tok in text.split():
-        name, _, n = tok.partition("x")
-        counts[KINDS.index("10" if name == "T" else name)] += int(n or 1)
-    return counts
 
 
 def play(text: str) -> int:

@@ -11,7 +11,10 @@ import json
 import numpy as np
 import pytest
 
-from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, IllegalActionError, Play, action_table, get_rules
+from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, IllegalActionError, action_table, get_rules
+
+from helpers import hand as counts
+from helpers import play_id
 
 RULES = get_rules("jj")
 TABLE = action_table(RULES)
@@ -21,21 +24,6 @@ ACCEPT, ABDICATE, NO, OPEN_SOLO, OPEN_GUARD = (
     1 + DECISIONS.index(d) for d in ("ACCEPT", "ABDICATE", "NO", "OPEN_SOLO", "OPEN_GUARD"))
 
 
-def counts(text: str) -> list[int]:
-    """'7 7 SJ' -> 12 counts."""
-    h = [0] * 12
-    for tok in text.split():
-        h[NAMES.index(tok)] += 1
-    return h
-
-
-def play_id(text: str) -> int:
-    """'7 7 SJ' -> the action id of that play."""
-    h = counts(text)
-    ranks = [(i, c) for i, c in enumerate(h[:10]) if c]
-    assert len(ranks) <= 1, text
-    rank, n = (NAMES[ranks[0][0]], ranks[0][1]) if ranks else (None, 0)
-    return TABLE.action_id(Play(rank, n, h[SJ], h[BJ]))
 
 
 def new_game(hands: list[str], emperor_card: int, guard_card: int, rules=RULES) -> Game:
