@@ -164,9 +164,19 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
         time.sleep(0.5)
         ckpts = list(tmp_path.glob(f"*/{CHECKPOINT_NAME}"))
     time.sleep(2.0)  # let it train a little past the checkpoint
-    os.killpg(proc.pid, signal.SIGKILL)
+    os.kill(proc.pid, signal.SIGKILL)  # the learner only: its actors must notice and exit
     proc.wait()
     assert ckpts, f"no checkpoint was written; stderr: {proc.stderr.read().decode()[-2000:]}"
+    orphans_gone = False
+    for _ in range(40):
+        alive = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        if not alive:
+            orphans_gone = True
+            break
+        time.sleep(0.25)
+    if not orphans_gone:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert orphans_gone, "actor processes outlived their killed learner"
     saved = torch.load(ckpts[0], weights_only=True)["counters"]
     assert saved["frames"] > 0
     run_dir = ckpts[0].parent

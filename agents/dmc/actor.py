@@ -42,9 +42,11 @@ class Collector:
     """Plays self-play games and turns them into filled buffer slots."""
 
     def __init__(self, cfg: DMCConfig, nets: list[QNetwork], buffers: dict[str, torch.Tensor],
-                 free_queues: list, full_queue, frames, seed: int, blocking: bool = True) -> None:
+                 free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
+                 should_stop=lambda: False) -> None:
         self.cfg = cfg
         self.blocking = blocking
+        self.should_stop = should_stop
         self.rules = get_rules(cfg.preset)
         self.encoder = Encoder(self.rules)
         self.agent = DMCAgent(self.rules, nets, epsilon=cfg.epsilon, seed=seed)
@@ -87,10 +89,15 @@ class Collector:
         """Move one slot's worth of staged rows into a free slot; False when none is free
         and `blocking` is off (inline mode: the learner must first consume a batch)."""
         T = self.cfg.unroll_length
-        try:
-            slot = self.free_queues[role].get(block=self.blocking)
-        except queue.Empty:
-            return False
+        while True:
+            try:
+                slot = self.free_queues[role].get(block=self.blocking, timeout=1.0 if self.blocking else None)
+                break
+            except queue.Empty:
+                if not self.blocking:
+                    return False
+                if self.should_stop():  # the learner is done, or died (kill -9): no one to wait for
+                    raise SystemExit(0) from None
         chunk, self.staging[role] = self.staging[role][:T], self.staging[role][T:]
         self.buffers["obs"][slot] = torch.from_numpy(np.stack([c[0] for c in chunk]))
         self.buffers["action"][slot] = torch.from_numpy(self.features[[c[1] for c in chunk]])
@@ -110,9 +117,14 @@ def actor_process(cfg: DMCConfig, nets: list[QNetwork], buffers, free_queues, fu
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
-    collector = Collector(cfg, nets, buffers, free_queues, full_queue, frames, seed)
+    learner = os.getppid()
+
+    def should_stop() -> bool:
+        return stop.is_set() or os.getppid() != learner  # reparented: the learner is gone
+
+    collector = Collector(cfg, nets, buffers, free_queues, full_queue, frames, seed, should_stop=should_stop)
     try:
-        while not stop.is_set():
+        while not should_stop():
             collector.play_game()
     except KeyboardInterrupt:
         pass
