@@ -105,7 +105,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Sequence
@@ -121,7 +120,7 @@ import numpy as np
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import ROLE, Game, IllegalActionError
-from baohuang_env.replay import save_replay
+from baohuang_env.replay import atomic_path, save_replay
 from baohuang_env.role_phase import ACCEPT, NO
 from baohuang_env.rules import Rules, get_rules
 
@@ -209,22 +208,9 @@ def deal_range(count: int, start: int = EVAL_SEED_START, rules: Rules | None = N
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file and a rename; the file gets the usual
-    permissions (0666 less the umask), not the temporary file's private 0600."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write `data` to `path` atomically (`baohuang_env.replay.atomic_path`)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.write(data)
 
 
 def write_deals(path: str | os.PathLike, deals: DealSet) -> None:

@@ -20,12 +20,12 @@ asked anyway). At the end the result is shown, and `--save FILE` writes the repl
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from experiments.terminal import read_line
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import Game, IllegalActionError
@@ -404,13 +404,6 @@ def add_parser(sub) -> None:
                    help="ask even when you have a single legal move (default: it is made for you)")
 
 
-def _read_stdin(prompt: str) -> str:
-    line = input(prompt)
-    if not sys.stdin.isatty():  # piped input: echo it so that the transcript reads well
-        print(line)
-    return line
-
-
 def main(args, input_fn: InputFn | None = None) -> int:
     rules = get_rules(args.preset)
     if args.seed is not None and args.seed < 0:
@@ -422,7 +415,7 @@ def main(args, input_fn: InputFn | None = None) -> int:
     print(f"You are seat {args.seat}; {names}. Type 'help' for how to answer.")
     try:
         bots = {s: agent for s, (_, agent) in opponents.items()}
-        outcome = play_game(game, args.seat, bots, input_fn or _read_stdin, ask_forced=args.ask_forced)
+        outcome = play_game(game, args.seat, bots, input_fn or read_line, ask_forced=args.ask_forced)
     except KeyboardInterrupt:
         print("\nInterrupted: leaving the game.")
         outcome = "quit"

@@ -17,11 +17,11 @@ The helpers `event_text`, `result_lines` and `private_role` are shared with `bao
 from __future__ import annotations
 
 import json
-import sys
 import time
 import unicodedata
 from collections.abc import Callable
 
+from experiments.terminal import read_line
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
 from baohuang_env.melds import format_play
@@ -149,13 +149,6 @@ def add_parser(sub) -> None:
                    help="pause this long after every action when not stepping (default 0)")
 
 
-def _read_stdin(prompt: str) -> str:
-    line = input(prompt)
-    if not sys.stdin.isatty():  # piped input: echo it so that the transcript reads well
-        print(line)
-    return line
-
-
 def load_checked(path: str) -> tuple[Game, dict]:
     """Load and verify a replay; return the finished (or last) game and the file's record.
     Every way a file can be wrong becomes a ValueError naming the file."""
@@ -174,7 +167,7 @@ def load_checked(path: str) -> tuple[Game, dict]:
 
 
 def main(args, input_fn: InputFn | None = None) -> int:
-    read = input_fn or _read_stdin
+    read = input_fn or read_line
     if args.delay < 0:
         raise ValueError("--delay must be >= 0")
     final, record = load_checked(args.file)
