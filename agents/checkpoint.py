@@ -36,6 +36,15 @@ def compatibility(rules: Rules, extra: dict[str, Any] | None = None) -> dict[str
     }
 
 
+def _same_rules(have: Any, want: Any) -> bool:
+    """Do two `Rules.to_dict()` records name the same rules? A record from an older version
+    lacks the flags added since; rebuilding it fills them with its preset's values."""
+    try:
+        return Rules.from_dict(have) == Rules.from_dict(want)
+    except (TypeError, ValueError):
+        return False
+
+
 def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
     """torch.save to a temporary file in the same folder, then rename over `path`."""
     with atomic_path(path) as tmp:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from baohuang_env.cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
-from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, PHASES, Encoder
+from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, Encoder
 from baohuang_env.melds import FIRST_PLAY, ActionTable, action_table
 from baohuang_env.rules import Rules
 
@@ -40,6 +40,7 @@ class _Layout:
         self.K = K = enc.num_kinds
         self.R = self.table.kinds.num_ranks
         self.size = enc.size
+        self.phases = enc.phases
         self.off = off = {name: (o, o + n) for name, o, n in enc.slices}
         copies = deck_counts(rules).astype(np.float32)
         # one scale for the whole vector turns every scaled count back into an integer
@@ -96,7 +97,8 @@ class SeatView:
 
     Attributes (relative seats; counts are ints in numpy arrays):
 
-    * `phase`: "abdication", "declaration", "play", or None (game over);
+    * `phase`: a role-phase step of the rules ("abdication", "declaration", ...), "play", or
+      None (game over);
     * `hand` (K,): my cards per kind; `unseen` (K,): cards in the other hands, per kind;
     * `cards_left` (5,), `played` (5, K): cards held / cards played so far, per seat;
     * `passed` (5,): passed since the play to beat; `places` (5,): 1..5, 0 while playing;
@@ -129,7 +131,7 @@ class SeatView:
         ints = np.rint(obs * L.scale).astype(np.int64)
         self._ints = ints
         ph = ints[:L.hand_at].tolist()
-        self.phase = PHASES[ph.index(1)] if 1 in ph else None
+        self.phase = L.phases[ph.index(1)] if 1 in ph else None
         self.hand = ints[L.hand_at:L.unseen_at].reshape(K, COPIES_PER_RANK).sum(axis=1)
         self.unseen = ints[L.unseen_at:L.left_at]
         self.cards_left = left = ints[L.left_at:L.played_at]

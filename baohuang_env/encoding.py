@@ -20,14 +20,12 @@ import numpy as np
 from .cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
 from .game import PLAY, Game
 from .melds import FIRST_PLAY, PASS, action_table
-from .rules import ROLE_STEPS, Rules
+from .rules import Rules
 
 #: Scale for "cards left in a hand": no hand ever holds more than this many cards.
 CARDS_LEFT_SCALE = 64
 #: Plays remembered in the history slice (most recent first), for models without memory.
 HISTORY_LENGTH = 8
-#: Phases in the phase one-hot: each role-phase step, then the play phase.
-PHASES = (*ROLE_STEPS, "play")
 #: Entries kept in the cache of encoded "cards played" rows before it is cleared.
 _CACHE_LIMIT = 200_000
 #: What the observing seat knows of its own role.
@@ -51,8 +49,10 @@ class Encoder:
         # cards of every play as scaled rows, for the trick and history slices
         self._play_rows = np.zeros((FIRST_PLAY + table.num_plays, K), dtype=np.float32)
         self._play_rows[FIRST_PLAY:] = table.counts * self._inv_copies
+        #: Phases of the phase one-hot: the rules' role-phase steps, then the play phase.
+        self.phases: tuple[str, ...] = (*rules.role_steps, "play")
         spec = [
-            ("phase", len(PHASES)),
+            ("phase", len(self.phases)),
             ("my_hand", K * COPIES_PER_RANK),  # thermometer per card kind: count >= 1..16
             ("unseen", K),  # cards neither in my hand nor played yet / copies
             ("cards_left", NUM_SEATS),  # per relative seat / CARDS_LEFT_SCALE
@@ -70,6 +70,7 @@ class Encoder:
             ("leading", 1),  # it is my turn and I lead a new trick
             ("trick", K),  # the play to beat / copies (zeros when leading)
             ("trick_player", NUM_SEATS),  # one-hot relative seat of the play to beat
+            *self._preset_slices(rules, table),
             ("history", HISTORY_LENGTH * (K + NUM_SEATS + 1)),  # recent plays: cards, seat, pass
         ]
         self.slices: list[tuple[str, int, int]] = []
@@ -78,14 +79,34 @@ class Encoder:
             self.slices.append((name, off, size))
             off += size
         self.size = off
-        self._phase_index = {name: i for i, name in enumerate(PHASES)}
+        self._phase_index = {name: i for i, name in enumerate(self.phases)}
         self._deck_list = deck_counts(rules).tolist()
         # relative seat of every absolute seat from each observer; index -1 (nobody) -> NUM_SEATS
         self._rot = [[(seat + i) % NUM_SEATS for i in range(NUM_SEATS)] for seat in range(NUM_SEATS)]
         self._rel = [{**{s: (s - seat) % NUM_SEATS for s in range(NUM_SEATS)}, -1: NUM_SEATS}
                      for seat in range(NUM_SEATS)]
         self._pieces = _Pieces(self, copies, self._play_rows)
+        self._has_extras = bool(self._preset_slices(rules, table))
         self._played_cache: dict[tuple[int, ...], bytes] = {}
+
+    @staticmethod
+    def _preset_slices(rules: Rules, table) -> list[tuple[str, int]]:
+        """Public role-phase facts that only some presets have (none for jj, whose layout
+        is therefore unchanged)."""
+        extra = []
+        if rules.suits_matter:
+            extra += [("my_groups", table.num_calls),  # role phase: my copies of each callable suit-rank / 4
+                      ("called", table.num_calls)]  # one-hot of the called suit-rank (public)
+        if rules.tribute:
+            extra.append(("pile", table.kinds.num_kinds))  # tribute pile travelling with the emperor card
+        if rules.grab_solo:
+            extra.append(("grabbed", 1))  # the emperor grabbed the solo (抢独)
+        if rules.rebellion != "none":
+            extra += [("rebels", NUM_SEATS),  # relative seats that declared REBEL
+                      ("rebellion_succeeded", 1)]
+        if rules.kick:
+            extra.append(("kicked", 1))
+        return extra
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Split an observation vector into its named slices (views)."""
@@ -152,6 +173,8 @@ class Encoder:
             add(t.flag[game.phase == PLAY and game.current_player == seat])
             add(t.play[PASS])
             add(t.onehot[-1])
+        if self._has_extras:
+            self._encode_extras(game, seat, rel, add)
         history = game.history
         recent = history[-HISTORY_LENGTH:]
         entries = t.history_entry
@@ -160,6 +183,33 @@ class Encoder:
         if len(recent) < HISTORY_LENGTH:
             add(t.history_pad[HISTORY_LENGTH - len(recent)])
         return np.frombuffer(bytearray(b"".join(pieces)), dtype=np.float32)
+
+    def _encode_extras(self, game: Game, seat: int, rel: dict[int, int], add) -> None:
+        rules, t = self.rules, self._pieces
+        if rules.suits_matter:
+            table = self.table
+            mine = np.zeros(table.num_calls, dtype=np.float32)
+            if game.suits is not None:
+                suits, hand = game.suits[seat], game.hands[seat]
+                for i, (kind, suit) in enumerate(table.calls):
+                    mine[i] = (suits[kind][suit] if kind < table.kinds.num_ranks else hand[kind]) / 4
+            add(mine.tobytes())
+            called = np.zeros(table.num_calls, dtype=np.float32)
+            if game.called >= 0:
+                called[game.called - table.first_call] = 1.0
+            add(called.tobytes())
+        if rules.tribute:
+            add(b"".join(map(getitem, t.scaled, game.pile)))
+        if rules.grab_solo:
+            add(t.flag[game.grabbed])
+        if rules.rebellion != "none":
+            rebels = np.zeros(NUM_SEATS, dtype=np.float32)
+            for s in game.rebels:
+                rebels[rel[s]] = 1.0
+            add(rebels.tobytes())
+            add(t.flag[game.rebellion == "succeeded"])
+        if rules.kick:
+            add(t.flag[game.kicked])
 
 
 class _Pieces:
@@ -173,7 +223,8 @@ class _Pieces:
 
         eye = np.eye(NUM_SEATS, dtype=f32)
         self.onehot = [b(eye[i]) for i in range(NUM_SEATS)] + [b(np.zeros(NUM_SEATS))]  # index -1 = nobody
-        self.phase = [b(np.eye(len(PHASES))[i]) for i in range(len(PHASES))] + [b(np.zeros(len(PHASES)))]
+        n = len(enc.phases)
+        self.phase = [b(np.eye(n)[i]) for i in range(n)] + [b(np.zeros(n))]
         self.thermo = [b(row) for row in enc._thermo]
         max_count = COPIES_PER_RANK + 1
         self.scaled = [[b([c / copies[k]]) for c in range(max_count)] for k in range(enc.num_kinds)]
@@ -182,7 +233,7 @@ class _Pieces:
         self.place = [b(np.zeros(NUM_SEATS))] + [b(eye[p]) for p in range(NUM_SEATS)]
         self.role = {name: b(np.eye(len(MY_ROLES))[i]) for i, name in enumerate(MY_ROLES)}
         self.role[None] = b(np.zeros(len(MY_ROLES)))
-        self.declines = [b([d / NUM_SEATS]) for d in range(NUM_SEATS + 1)]
+        self.declines = [b([d / NUM_SEATS]) for d in range(2 * NUM_SEATS + 1)]  # two circles where void
         self.play = [row.tobytes() for row in play_rows]  # PASS and decisions: zeros
         width = enc.num_kinds + NUM_SEATS + 1
         self.history_pad = [bytes(4 * width * n) for n in range(HISTORY_LENGTH + 1)]
@@ -193,4 +244,4 @@ class _Pieces:
         ]
 
 
-__all__ = ["CARDS_LEFT_SCALE", "HISTORY_LENGTH", "MY_ROLES", "PHASES", "Encoder"]
+__all__ = ["CARDS_LEFT_SCALE", "HISTORY_LENGTH", "MY_ROLES", "Encoder"]

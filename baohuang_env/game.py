@@ -21,11 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from .cards import NUM_SEATS, Deal, deal, deck_counts
-from .melds import FIRST_PLAY, PASS, Play, action_table
+from .cards import NUM_SEATS, NUM_SUITS, Deal, deal, dealt_counts
+from .melds import DECISION_ID, FIRST_PLAY, PASS, Play, action_table
 from .role_phase import STEPS
 from .rules import Rules, get_rules
-from .scoring import score_jj
+from .scoring import score_deal
+
+APPLY_WIND = DECISION_ID["APPLY_WIND"]
 
 ROLE, PLAY, OVER = "role", "play", "over"
 REPLAY_FORMAT = "baohuang-replay"
@@ -54,13 +56,18 @@ class IllegalActionError(ValueError):
 class GameResult:
     """How a deal ended. Lists are indexed by seat."""
 
-    places: list[int]  # finishing place 1..5
-    roles: list[str]  # "emperor", "guard", "rebel", or "solo" (an emperor playing alone)
-    scores: list[int]  # the preset's scores; they sum to zero
-    emperor: int
+    places: list[int]  # finishing place 1..5 (all 0 when the deal ended before play)
+    roles: list[str]  # "emperor", "guard", "rebel", or "solo" (an emperor playing alone); "none" if void
+    scores: list[int]  # the preset's rewards (zero-sum except qingdao's team scores)
+    emperor: int  # -1 in a void deal
     guard: int  # == emperor in a solo
     solo: str  # "none", "hidden" or "open"
     open_guard: bool
+    end: str = "played"  # "played", "void" (流局, re-deal) or "surrender" (投降, qingdao)
+    grabbed: bool = False  # the emperor grabbed the solo (抢独)
+    rebellion: str = "none"  # "none", "failed", "succeeded" or "declared" (qingdao)
+    kicked: bool = False  # a successful kick (踢, weihai)
+    points: list[int] | None = None  # individual points where they differ from scores (qingdao)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,8 +95,11 @@ class Game:
         K = game.kinds.num_kinds
         if arr.shape != (NUM_SEATS, K) or (arr < 0).any():
             raise ValueError(f"hands must be non-negative counts of shape (5, {K}) over {list(game.kinds.names)}")
-        if (arr.sum(axis=0) > deck_counts(game.rules)).any() or (arr.sum(axis=1) == 0).any():
+        if (arr.sum(axis=0) > dealt_counts(game.rules)).any() or (arr.sum(axis=1) == 0).any():
             raise ValueError("hands use more copies of a card than the deck has, or a seat has no cards")
+        if game.rules.suits_matter:
+            raise ValueError(f"preset {game.rules.preset!r} deals suits (calling a triple); build its deals with "
+                             "Game(rules, seed) instead")
         if arr[emperor_card_seat, game.kinds.bj] < 1 or arr[guard_card_seat, game.kinds.sj] < 1:
             raise ValueError("the emperor card seat needs a BJ and the guard card seat an SJ")
         game.custom_deal = {"hands": arr.tolist(), "emperor_card_seat": int(emperor_card_seat),
@@ -116,11 +126,23 @@ class Game:
         self.total_played = [0] * K
         self.first_emperor_card_seat = d.emperor_card_seat  # h0
         self.emperor_card_seat = d.emperor_card_seat  # -1 once played
-        self.guard_card_seat = d.guard_card_seat  # -1 once played
+        self.guard_card_seat = d.guard_card_seat  # holder of the card that marks the guard; -1 once played
+        self.guard_card_kind = self.kinds.sj if d.guard_card_seat >= 0 else -1  # a called kind, or SP
+        # calling presets: (suit, rank) counts per seat during the call round, then None
+        self.suits: list[list[list[int]]] | None = None if d.suits is None else d.suits.tolist()
+        self.pile = [0] * K  # tribute pile travelling with the emperor card (贴牌)
+        self.pile_suits = [[0] * NUM_SUITS for _ in range(K)]
+        self.called = -1  # the CALL action made, if any (public)
         self.emperor = -1
         self.guard = -1
         self.solo = "none"
         self.open_guard = False
+        self.declined = False  # weihai: h0 declined the throne (which tells he is the guard)
+        self.grabbed = False
+        self.rebels: list[int] = []  # seats that declared REBEL, in order (public)
+        self.rebellion = "none"
+        self.kick_askers: list[int] = []
+        self.kicked = False
         self.public_guard = -1  # the guard (or solo emperor) as known to every seat, else -1
         self.phase = ROLE
         self.step_index = 0
@@ -164,6 +186,8 @@ class Game:
         if self._mask is None:
             if self.phase == PLAY:
                 mask = self.table.legal_mask(self.hands[self.current_player], self.top, self.rules)
+                if self.rules.catch_wind == "apply" and self._wind_open():
+                    mask[APPLY_WIND] = 1
                 mask.flags.writeable = False
             else:
                 mask = _decision_mask(self.table.num_actions, self._options)
@@ -200,8 +224,9 @@ class Game:
             self.log.append(("decide", seat, action))
             step = STEPS[self.rules.role_steps[self.step_index]]
             if step.apply(self, action):
-                self.step_index += 1
-                self._begin_role_step()
+                if self.phase != OVER:  # a void deal or a surrender ends the deal here
+                    self.step_index += 1
+                    self._begin_role_step()
             else:
                 self.current_player, self._options = step.prompt(self)
         else:
@@ -213,11 +238,12 @@ class Game:
 
     def _begin_role_step(self) -> None:
         steps = self.rules.role_steps
-        if self.step_index < len(steps):
+        while self.step_index < len(steps):
             step = STEPS[steps[self.step_index]]
-            step.begin(self)
-            self.current_player, self._options = step.prompt(self)
-            return
+            if step.begin(self):
+                self.current_player, self._options = step.prompt(self)
+                return
+            self.step_index += 1  # the step does not apply to this deal (public facts)
         self.log.append(("roles", self.emperor, self.solo if self.solo == "open" else None, self.public_guard))
         self.phase = PLAY
         self._options = ()
@@ -229,9 +255,133 @@ class Game:
         self.hands[dst][kind] += 1
         self.cards_left[src] -= 1
         self.cards_left[dst] += 1
+        if self.suits is not None:  # jokers are one suit-rank (suit 0)
+            self.suits[src][kind][0] -= 1
+            self.suits[dst][kind][0] += 1
+
+    # ------------------------------------------------------------------ role-phase helpers
+    def pay_tribute(self, seat: int) -> None:
+        """`seat` adds his highest non-joker card (a 2 if he has one) to the pile (§3.4, §3.7);
+        with suits, the lowest suit of that rank. Nothing if he holds only jokers."""
+        hand = self.hands[seat]
+        for kind in range(self.kinds.num_ranks - 1, -1, -1):
+            if hand[kind]:
+                hand[kind] -= 1
+                self.cards_left[seat] -= 1
+                self.pile[kind] += 1
+                if self.suits is not None:
+                    suit = next(i for i, c in enumerate(self.suits[seat][kind]) if c)
+                    self.suits[seat][kind][suit] -= 1
+                    self.pile_suits[kind][suit] += 1
+                self.log.append(("tribute", seat, kind))
+                return
+
+    def take_pile(self, seat: int) -> None:
+        """The new emperor takes the tribute pile into his hand."""
+        if not any(self.pile):
+            return
+        hand = self.hands[seat]
+        for kind, c in enumerate(self.pile):
+            hand[kind] += c
+            if self.suits is not None:
+                for suit in range(NUM_SUITS):
+                    self.suits[seat][kind][suit] += self.pile_suits[kind][suit]
+        self.cards_left[seat] += sum(self.pile)
+        self.log.append(("pile", seat, tuple(self.pile)))
+        self.pile = [0] * self.kinds.num_kinds
+        self.pile_suits = [[0] * NUM_SUITS for _ in range(self.kinds.num_kinds)]
+
+    def _groups(self, seat: int):
+        """(call action id, count) of every callable suit-rank the seat holds."""
+        t, kinds, suits = self.table, self.kinds, self.suits[seat]
+        for kind in range(kinds.num_ranks):
+            for suit, c in enumerate(suits[kind]):
+                if c >= 3:
+                    yield t.call_id(kind, suit), c
+        if self.rules.jokers_callable:
+            for kind in (kinds.sj, kinds.bj):
+                if self.hands[seat][kind] >= 3:
+                    yield t.call_id(kind, 0), self.hands[seat][kind]
+
+    def call_options(self, seat: int, quads: bool) -> list[int]:
+        """CALL actions open to `seat`: his triples, and his quads when `quads`."""
+        return [a for a, c in self._groups(seat) if c == 3 or (quads and c == 4)]
+
+    def forced_caller(self, h0: int) -> int:
+        """The forced round (逼位): the first seat from h0 in upper order holding a triple
+        (and, for "triple_no_quad", no quad); -1 when nobody qualifies (void deal)."""
+        for k in range(NUM_SEATS):
+            seat = (h0 - k) % NUM_SEATS
+            counts = [c for _, c in self._groups(seat)]
+            if 3 in counts and (self.rules.forced_call == "triple" or 4 not in counts):
+                return seat
+        return -1
+
+    def call(self, seat: int, action: int) -> None:
+        """`seat` calls a suit-rank: he is emperor and takes the pile. A quad (or a triple
+        whose 4th copy came to him in the pile) makes a hidden solo; otherwise the holder of
+        the 4th copy is the guard, and in generic216 that copy becomes SP (§3.5, §3.7)."""
+        kind, suit = self.table.call_of(action)
+        self.called = action
+        self.take_pile(seat)
+        holder = next(s for s in range(NUM_SEATS) if self.suits[s][kind][suit])
+        if self.suits[seat][kind][suit] == 4 or holder == seat:
+            self.guard, self.solo = seat, "hidden"
+            return
+        self.guard = self.guard_card_seat = holder
+        self.guard_card_kind = kind
+        if self.kinds.special:
+            self.hands[holder][kind] -= 1
+            self.hands[holder][self.kinds.sp] += 1
+            self.guard_card_kind = self.kinds.sp
+
+    def grab(self, seat: int) -> None:
+        """`seat` grabs the solo (§3.1 R2): he is an open-solo emperor without guard. The
+        marks lose their meaning; in generic216 the marked BJ moves to him and SP reverts."""
+        if self.rules.grab_moves_emperor_card and self.emperor_card_seat not in (-1, seat):
+            self.move_card(self.emperor_card_seat, seat, self.kinds.bj)
+            self.emperor_card_seat = seat
+        elif not self.rules.grab_moves_emperor_card:
+            self.emperor_card_seat = -1
+        if self.guard_card_kind == self.kinds.sp >= 0 and self.guard_card_seat >= 0:
+            kind, _ = self.table.call_of(self.called)
+            self.hands[self.guard_card_seat][self.kinds.sp] -= 1
+            self.hands[self.guard_card_seat][kind] += 1
+        self.guard_card_seat = self.guard_card_kind = -1
+        self.emperor = self.guard = self.public_guard = seat
+        self.solo, self.grabbed, self.open_guard = "open", True, False
+        self.log.append(("grab", seat))
+
+    def end_before_play(self, how: str) -> None:
+        """End the deal in the role phase: "void" (流局: no score, re-deal) or "surrender"
+        (投降: the solo emperor pays 4, each other seat gets 1)."""
+        if how == "void":
+            result = GameResult([0] * NUM_SEATS, ["none"] * NUM_SEATS, [0] * NUM_SEATS, -1, -1, "none", False,
+                                end="void")
+        else:
+            e = self.emperor
+            roles = ["rebel"] * NUM_SEATS
+            roles[e] = "solo"
+            scores = score_deal(self.rules.scoring, [0] * NUM_SEATS, e, e, self.solo, surrendered=True).scores
+            result = GameResult([0] * NUM_SEATS, roles, scores, e, e, self.solo, False, end="surrender")
+        self.result = result
+        self.phase = OVER
+        self.current_player = -1
+        self._options = ()
+        self.log.append((how,))
+        self.log.append(("over", tuple(result.scores)))
+
+    def _wind_open(self) -> bool:
+        """qingdao (§4.6 "apply"): the first answer to a finisher's final play may be APPLY_WIND."""
+        return self.top >= 0 and self.passes == 0 and not self.cards_left[self.top_player]
 
     def _check_play(self, seat: int, action: int) -> None:
         t, rules = self.table, self.rules
+        if action == APPLY_WIND and rules.catch_wind == "apply":
+            if not self._wind_open():
+                raise IllegalActionError(seat, PLAY, action, "APPLY_WIND answers only a finisher's final play, as "
+                                         "its first answer", "APPLY_WIND")
+            return
         if action == PASS:
             if self.top < 0:
                 raise IllegalActionError(seat, PLAY, action, "the leader must play; pass only when following", "pass")
@@ -242,7 +392,8 @@ class Game:
             raise IllegalActionError(seat, PLAY, action, "only pass or a play is allowed in the play phase", what)
         hand, kinds = self.hands[seat], self.kinds
         r, n, s, b = int(t.rank[p]), int(t.n[p]), int(t.small[p]), int(t.big[p])
-        if (n and hand[r] < n) or hand[kinds.sj] < s or hand[kinds.bj] < b:
+        if (n and hand[r] < n) or hand[kinds.sj] < s or hand[kinds.bj] < b or (
+                kinds.special and hand[kinds.sp] < t.special[p]):
             raise IllegalActionError(seat, PLAY, action, "those cards are not in the hand", t.describe(action))
         if n == 0 and not rules.jokers_only_plays:
             raise IllegalActionError(
@@ -266,8 +417,8 @@ class Game:
         self._check_play(seat, action)
         self.actions.append(action)
         self.history.append((seat, action))
-        if action == PASS:
-            self.log.append(("pass", seat))
+        if action == PASS or action == APPLY_WIND:  # applying for the wind is a logged pass (§9 #30)
+            self.log.append(("pass", seat) if action == PASS else ("apply_wind", seat))
             self.passes += 1
             self.passed[seat] = True
         else:
@@ -292,10 +443,16 @@ class Game:
         played[kinds.bj] += b
         total[kinds.sj] += s
         total[kinds.bj] += b
+        if kinds.special:
+            sp = int(t.special[p])
+            hand[kinds.sp] -= sp
+            played[kinds.sp] += sp
+            total[kinds.sp] += sp
+            s += sp  # counted with the jokers below
         self.cards_left[seat] -= n + s + b
         self.log.append(("play", seat, p + FIRST_PLAY))
-        # marked cards go last among equal jokers (§4.9); once played everyone sees the mark
-        if s and seat == self.guard_card_seat and hand[kinds.sj] == 0:
+        # marked cards go last among equal cards (§4.9); once played everyone sees the mark
+        if seat == self.guard_card_seat and hand[self.guard_card_kind] == 0:
             self.guard_card_seat = -1
             self.public_guard = seat
             self.log.append(("guard_card", seat))
@@ -340,6 +497,8 @@ class Game:
         """RULES.md §5.2, checked right after a player goes out."""
         out = self.finish_order
         e = self.emperor
+        if self.rules.end_rule == "four_out":
+            return len(out) >= NUM_SEATS - 1
         if self.solo == "open":
             return True  # the first player out decides an open solo
         if self.solo == "hidden":
@@ -356,14 +515,20 @@ class Game:
         for s in rest:
             self.finish_order.append(s)
             self.places[s] = len(self.finish_order)
-        scores = score_jj(self.places, self.emperor, self.guard, self.solo, self.open_guard,
-                          self.rules.open_guard_multiplier)
+        rules = self.rules
+        effect = {"open_guard": "open_guard", "double": "double"}.get(rules.rebellion, "none")
+        deal_score = score_deal(rules.scoring, self.places, self.emperor, self.guard, self.solo,
+                                open_guard=self.open_guard, rebellion=self.rebellion, rebellion_effect=effect,
+                                kicked=self.kicked, open_guard_multiplier=rules.open_guard_multiplier)
+        scores = deal_score.scores
         roles = ["rebel"] * NUM_SEATS
         if self.guard != self.emperor:
             roles[self.guard] = "guard"
         roles[self.emperor] = "solo" if self.solo != "none" else "emperor"
+        points = deal_score.points if deal_score.points != scores else None
         self.result = GameResult(list(self.places), roles, scores, self.emperor, self.guard, self.solo,
-                                 self.open_guard)
+                                 self.open_guard, grabbed=self.grabbed, rebellion=self.rebellion,
+                                 kicked=self.kicked, points=points)
         self.phase = OVER
         self.current_player = -1
         self.log.append(("over", tuple(scores)))
@@ -395,6 +560,12 @@ class Game:
         g.history = self.history[:]
         g.log = self.log[:]
         g.role_state = dict(self.role_state)
+        g.rebels = self.rebels[:]
+        if self.suits is not None:
+            g.suits = [[row[:] for row in seat] for seat in self.suits]
+        if any(self.pile):
+            g.pile = self.pile[:]
+            g.pile_suits = [row[:] for row in self.pile_suits]
         return g
 
     def to_replay(self) -> dict[str, Any]:
@@ -427,6 +598,8 @@ class Game:
             game = cls(rules, seed=record["seed"])
         for a in record["actions"]:
             game.step(a)
-        if "result" in record and (game.result is None or game.result.to_dict() != record["result"]):
-            raise ValueError("replay does not reproduce its recorded result")
+        if "result" in record:  # compare the fields the record has (older records have fewer)
+            got = game.result.to_dict() if game.result is not None else {}
+            if any(got.get(k) != v for k, v in record["result"].items()):
+                raise ValueError("replay does not reproduce its recorded result")
         return game

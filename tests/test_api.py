@@ -275,7 +275,8 @@ def test_raw_env_raises_illegal_action_error_and_keeps_the_state():
         ({"reward_mode": "points"}, r"reward_mode 'points'.*score.*win"),
         ({"render_mode": "rgb_array"}, r"render_mode 'rgb_array'.*ansi"),
         ({"hold_sixs": True}, r"unknown rule flag.*hold_sixs.*hold_sixes"),
-        ({"deck_size": 216}, r"deck_size.*168"),
+        ({"deck_size": 100}, r"deck_size.*168, 165, 216"),
+        ({"deck_size": 216}, r"impossible rule combination.*hold_sixes"),
     ],
 )
 @pytest.mark.parametrize("factory", [baohuang_env.env, raw_env])

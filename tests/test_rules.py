@@ -110,29 +110,94 @@ def test_unsupported_value_lists_the_allowed_values(flag, value):
     assert "allowed" in str(err.value)
 
 
+def test_role_steps_are_not_a_flag_they_follow_from_the_flags():
+    with pytest.raises(ValueError, match="role_steps follow from the flags"):
+        get_rules("jj", role_steps=("abdication",))
+
+
+#: RULES.md §3.2–3.7 and §3.8: each preset's role phase, step by step.
+ROLE_PHASES = {
+    "jj": ("abdication", "declaration"),
+    "weihai": ("decline", "solo", "grab", "guard", "rebellion", "kick"),
+    "lianzhong_classic": ("call", "grab", "guard"),  # the solo is chosen in the call round
+    "lianzhong_simple": ("abdication", "declaration", "rebellion"),
+    "qingdao": ("declaration", "rebellion"),  # h0 is emperor: no R1
+    "generic216": ("call", "solo", "grab", "guard"),
+}
+
+
+@pytest.mark.parametrize("preset", sorted(ROLE_PHASES))
+def test_each_preset_has_its_role_phase(preset):
+    assert set(PRESETS) == set(ROLE_PHASES)
+    assert get_rules(preset).role_steps == ROLE_PHASES[preset]
+
+
+def test_room_options_change_the_role_phase():
+    # lianzhong_simple with grab-solo (a room option, §3.4): the solo choice, grabs, then the guard
+    assert get_rules("lianzhong_simple", grab_solo=True).role_steps == (
+        "abdication", "solo", "grab", "guard", "rebellion")
+    assert get_rules("lianzhong_classic", grab_solo=False).role_steps == ("call", "guard")
+    assert get_rules("weihai", kick=False).role_steps[-1] == "rebellion"
+
+
+def test_presets_follow_the_section_8_table():
+    w, c, s, q, g = (get_rules(p) for p in ("weihai", "lianzhong_classic", "lianzhong_simple", "qingdao",
+                                             "generic216"))
+    assert (w.deck_size, c.deck_size, s.deck_size, q.deck_size, g.deck_size) == (165, 168, 168, 168, 216)
+    assert w.hold_sixes and w.six_no_jokers and not (c.hold_sixes or s.hold_sixes or q.hold_sixes or g.hold_sixes)
+    assert c.six_no_jokers is False and s.six_no_jokers is False  # literal [000:L26] when switched on
+    assert [r.suits_matter for r in (w, c, s, q, g)] == [False, True, False, False, True]
+    assert (s.tribute, g.tribute, c.tribute) == (True, True, False)
+    assert (c.forced_call, g.forced_call) == ("triple_no_quad", "triple")
+    assert (w.rebellion, s.rebellion, q.rebellion, c.rebellion, g.rebellion) == (
+        "open_guard", "double", "declaration", "none", "none")
+    assert w.kick and q.surrender and g.special_card and g.grab_moves_emperor_card and not w.grab_moves_emperor_card
+    assert q.catch_wind == "apply" and q.end_rule == "four_out" and q.scoring == "qingdao"
+    assert (w.scoring, c.scoring, g.scoring) == ("weihai", "jj", "jj")
+    assert not any(r.roasting for r in (c, s)) and get_rules("lianzhong_simple", roasting=True).roasting
+
+
 @pytest.mark.parametrize(
-    "steps",
+    ("preset", "overrides", "why"),
     [
-        (),
-        ("declaration",),  # nobody would be emperor
-        ("declaration", "abdication"),
-        ("abdication", "bogus"),
-        ("abdication", "Declaration"),
-        ("abdication",),  # the guard would never be fixed (RULES.md §3.2 R2/R3)
-        ("abdication", "declaration", "declaration"),
+        ("jj", {"emperor_selection": "call"}, "call_triple"),
+        ("jj", {"tribute": True, "emperor_selection": "decline"}, "tribute"),
+        ("jj", {"special_card": True}, "special_card"),
+        ("jj", {"kick": True}, "kick"),
+        ("jj", {"surrender": True}, "surrender"),
+        ("jj", {"grab_moves_emperor_card": True}, "grab_moves_emperor_card"),
+        ("jj", {"deck_size": 216}, "hold_sixes"),
+        ("jj", {"scoring": "qingdao"}, "four_out"),
+        ("jj", {"rebellion": "open_guard"}, "weihai"),
+        ("weihai", {"rebellion": "double"}, "weihai"),
+        ("lianzhong_classic", {"void_deal": False}, "void_deal"),
+        ("lianzhong_classic", {"forced_call": "none"}, "forced"),
+        ("generic216", {"deck_size": 168}, "special_card"),
+        ("qingdao", {"grab_solo": True}, "surrender"),
+        ("qingdao", {"void_deal": True}, "void_deal"),
     ],
 )
-def test_impossible_role_steps_are_rejected(steps):
+def test_impossible_combinations_say_why(preset, overrides, why):
+    with pytest.raises(ValueError, match="impossible rule combination") as err:
+        get_rules(preset, **overrides)
+    assert why in str(err.value)
+
+
+def test_six_no_jokers_only_matters_with_hold_sixes():
+    # both off is the lianzhong default; jj's hold-the-sixes may be switched off on its own
+    assert get_rules("jj", hold_sixes=False, six_no_jokers=False).hold_sixes is False
+    assert get_rules("jj", hold_sixes=False).six_no_jokers is True
+    assert get_rules("lianzhong_simple", hold_sixes=True).six_no_jokers is False
+
+
+def test_rules_written_before_the_presets_still_load():
+    # a record from the first version: it had role_steps and none of the preset flags
+    old = {"preset": "jj", "deck_size": 168, "role_steps": ["abdication", "declaration"], "hold_sixes": True,
+           "six_no_jokers": True, "jokers_only_plays": True, "catch_wind": "auto", "scoring": "jj",
+           "open_guard_multiplier": 2, "start_seat": 0}
+    assert Rules.from_dict(old) == get_rules("jj")
     with pytest.raises(ValueError, match="role_steps"):
-        get_rules("jj", role_steps=steps)
-
-
-def test_six_no_jokers_without_hold_sixes_is_an_impossible_combination():
-    with pytest.raises(ValueError, match="six_no_jokers"):
-        get_rules("jj", hold_sixes=False, six_no_jokers=False)
-    # each flag alone is fine
-    assert get_rules("jj", hold_sixes=False).hold_sixes is False
-    assert get_rules("jj", six_no_jokers=False).six_no_jokers is False
+        Rules.from_dict({**old, "role_steps": ["abdication"]})
 
 
 # --------------------------------------------------------------------------- serialization
@@ -165,8 +230,7 @@ def test_to_dict_is_a_copy():
     r = get_rules()
     d = r.to_dict()
     d["hold_sixes"] = False
-    d["role_steps"].append("bogus")
-    assert r.hold_sixes is True and r.role_steps == ("abdication", "declaration")
+    assert r.hold_sixes is True and r.to_dict()["hold_sixes"] is True
 
 
 def test_from_dict_validates():
