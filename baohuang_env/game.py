@@ -85,25 +85,41 @@ class Game:
 
     @classmethod
     def from_deal(
-        cls, hands: Any, emperor_card_seat: int, guard_card_seat: int, rules: Rules | None = None
+        cls, hands: Any, emperor_card_seat: int, guard_card_seat: int, rules: Rules | None = None,
+        suits: Any = None,
     ) -> Game:
         """A game from a hand-built deal (scenario tests, puzzles): `hands` is (5, K) card
         counts; the marked emperor card (a BJ) and guard card (an SJ) are in the given seats.
-        Hands need not use the whole deck, but no seat may be empty."""
+        Hands need not use the whole deck, but no seat may be empty.
+
+        Calling presets (`rules.suits_matter`) take the deal per suit instead: `suits` is
+        (5, K, 4) counts (jokers in suit 0), `hands` is None and `guard_card_seat` -1 (the
+        guard is whoever holds the called card's 4th copy)."""
         game = cls(rules, seed=0)
+        if game.rules.suits_matter:
+            sa = np.asarray(suits, dtype=np.int64) if suits is not None else None
+            if sa is None or sa.shape != (NUM_SEATS, game.kinds.num_kinds, NUM_SUITS) or (sa < 0).any():
+                raise ValueError(f"preset {game.rules.preset!r} deals suits (calling a triple): give suits as "
+                                 f"(5, {game.kinds.num_kinds}, 4) counts and hands=None")
+            if guard_card_seat != -1 or (sa.sum(axis=0) > 4).any():
+                raise ValueError("a calling deal has no guard card (guard_card_seat=-1) and at most 4 copies "
+                                 "of each suit-rank")
+            hands = sa.sum(axis=2)
+        elif suits is not None:
+            raise ValueError(f"preset {game.rules.preset!r} does not track suits; give hands only")
         arr = np.asarray(hands, dtype=np.int64)
         K = game.kinds.num_kinds
         if arr.shape != (NUM_SEATS, K) or (arr < 0).any():
             raise ValueError(f"hands must be non-negative counts of shape (5, {K}) over {list(game.kinds.names)}")
         if (arr.sum(axis=0) > dealt_counts(game.rules)).any() or (arr.sum(axis=1) == 0).any():
             raise ValueError("hands use more copies of a card than the deck has, or a seat has no cards")
-        if game.rules.suits_matter:
-            raise ValueError(f"preset {game.rules.preset!r} deals suits (calling a triple); build its deals with "
-                             "Game(rules, seed) instead")
-        if arr[emperor_card_seat, game.kinds.bj] < 1 or arr[guard_card_seat, game.kinds.sj] < 1:
+        if arr[emperor_card_seat, game.kinds.bj] < 1 or (
+                not game.rules.suits_matter and arr[guard_card_seat, game.kinds.sj] < 1):
             raise ValueError("the emperor card seat needs a BJ and the guard card seat an SJ")
         game.custom_deal = {"hands": arr.tolist(), "emperor_card_seat": int(emperor_card_seat),
                             "guard_card_seat": int(guard_card_seat)}
+        if suits is not None:
+            game.custom_deal["suits"] = np.asarray(suits, dtype=np.int64).tolist()
         game.reset(0)
         return game
 
@@ -116,7 +132,8 @@ class Game:
         self.seed = int(seed)
         if self.custom_deal is not None:
             cd = self.custom_deal
-            d = Deal(np.array(cd["hands"], dtype=np.int8), cd["emperor_card_seat"], cd["guard_card_seat"])
+            suits = np.array(cd["suits"], dtype=np.int8) if "suits" in cd else None
+            d = Deal(np.array(cd["hands"], dtype=np.int8), cd["emperor_card_seat"], cd["guard_card_seat"], suits)
         else:
             d = deal(self.rules, np.random.default_rng(self.seed))
         K = self.kinds.num_kinds
@@ -324,8 +341,11 @@ class Game:
         kind, suit = self.table.call_of(action)
         self.called = action
         self.take_pile(seat)
-        holder = next(s for s in range(NUM_SEATS) if self.suits[s][kind][suit])
-        if self.suits[seat][kind][suit] == 4 or holder == seat:
+        if self.suits[seat][kind][suit] == 4:  # a quad, or the 4th copy was in the pile
+            self.guard, self.solo = seat, "hidden"
+            return
+        holder = next((s for s in range(NUM_SEATS) if s != seat and self.suits[s][kind][suit]), -1)
+        if holder < 0:  # only in a hand-built deal that left the 4th copy out: nobody can guard
             self.guard, self.solo = seat, "hidden"
             return
         self.guard = self.guard_card_seat = holder
@@ -593,7 +613,8 @@ class Game:
         rules = Rules.from_dict(record["rules"])
         if "deal" in record:
             d = record["deal"]
-            game = cls.from_deal(d["hands"], d["emperor_card_seat"], d["guard_card_seat"], rules)
+            game = cls.from_deal(None if "suits" in d else d["hands"], d["emperor_card_seat"],
+                                 d["guard_card_seat"], rules, suits=d.get("suits"))
         else:
             game = cls(rules, seed=record["seed"])
         for a in record["actions"]:

@@ -337,3 +337,224 @@ def test_random_games_end_with_consistent_results(preset):
             assert r.roles.count("emperor") + r.roles.count("solo") == 1
         assert Game.from_replay(g.to_replay()).result == r
     assert "played" in ends
+
+
+# --------------------------------------------------------------------------- envs and leaks
+
+
+@pytest.mark.parametrize("preset", sorted(set(PRESETS) - {"jj"}))
+def test_pettingzoo_api_and_seed_tests_pass(preset):
+    from pettingzoo.test import api_test, seed_test
+
+    import baohuang_env
+
+    api_test(baohuang_env.env(preset=preset), num_cycles=300)
+    seed_test(lambda: baohuang_env.env(preset=preset), num_cycles=200)
+
+
+@pytest.mark.parametrize("preset", sorted(set(PRESETS) - {"jj"}))
+def test_gymnasium_env_plays_every_preset(preset):
+    import gymnasium
+
+    env = gymnasium.make("Baohuang-v0", preset=preset, opponents="random")
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            assert env.observation_space.contains(obs)
+            legal = np.flatnonzero(info["action_mask"])
+            obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+            done = terminated or truncated
+        assert not truncated and reward == info["scores"][env.unwrapped.learner]
+
+
+def _hidden_variant(game: Game, seat: int, rng: np.random.Generator) -> tuple[list[list[int]], int]:
+    """A deal `seat` cannot tell from `game`'s: the other seats' cards reshuffled among them
+    (sizes kept, the emperor-card holder keeps a BJ), the guard card moved to another other
+    seat unless `seat` holds it."""
+    hands = np.array(game.hands)
+    K = hands.shape[1]
+    sj, bj = game.kinds.sj, game.kinds.bj
+    others = [s for s in range(NUM_SEATS) if s != seat]
+    ecs, gcs = game.emperor_card_seat, game.guard_card_seat
+    for _ in range(1000):
+        pool = np.repeat(np.arange(K), hands[others].sum(axis=0))
+        rng.shuffle(pool)
+        new = hands.copy()
+        start = 0
+        for s in others:
+            n = int(hands[s].sum())
+            new[s] = np.bincount(pool[start:start + n], minlength=K)
+            start += n
+        if new[ecs, bj] < 1:
+            continue
+        if gcs == seat:
+            return new.tolist(), gcs
+        candidates = [s for s in others if s != gcs and new[s, sj] >= 1]
+        if candidates:
+            return new.tolist(), int(rng.choice(candidates))
+    raise AssertionError("no variant found")
+
+
+@pytest.mark.parametrize("preset", ["weihai", "lianzhong_simple", "qingdao"])
+@pytest.mark.parametrize("seed", range(8))
+def test_observation_and_turn_order_do_not_depend_on_hidden_cards_or_the_hidden_guard(preset, seed):
+    """RULES.md §3.8 for the fixed-guard-card presets: two deals that differ only in what
+    `seat` cannot see, played with the same public actions, ask the same seats and give
+    `seat` the same observation until something that differs becomes public."""
+    from baohuang_env.encoding import Encoder
+
+    rules = get_rules(preset)
+    enc = Encoder(rules)
+    rng = np.random.default_rng(seed)
+    base = Game(rules, seed=seed)
+    seat = seed % NUM_SEATS
+    hands_b, guard_b = _hidden_variant(base, seat, rng)
+    a = Game.from_deal(base.hands, base.emperor_card_seat, base.guard_card_seat, rules)
+    b = Game.from_deal(hands_b, base.emperor_card_seat, guard_b, rules)
+    compared = 0
+    while not (a.is_over or b.is_over) and a.public_guard == b.public_guard:
+        assert a.current_player == b.current_player and a.phase == b.phase
+        np.testing.assert_array_equal(enc.encode(a, seat), enc.encode(b, seat))
+        compared += 1
+        mask_a, mask_b = a.legal_mask(), b.legal_mask()
+        if a.current_player == seat:
+            np.testing.assert_array_equal(mask_a, mask_b)
+            common = np.flatnonzero(mask_a)
+        else:
+            common = np.flatnonzero(mask_a & mask_b)
+            if common.size == 0:
+                break
+        # in the role phase answer what both deals allow, preferring "declare nothing"
+        action = int(common[0]) if a.phase == "role" else int(rng.choice(common))
+        a.step(action)
+        b.step(action)
+    assert compared > NUM_SEATS
+
+
+# --------------------------------------------------------------------------- calling presets (§3.5, §3.7)
+
+
+def suited(rules, hands: list[str]) -> np.ndarray:
+    """(5, K, 4) counts from texts such as "K/3x3 7/0 BJ": rank/suit (suits 0..3 = ♣♦♥♠)."""
+    kinds = card_kinds(rules)
+    out = np.zeros((NUM_SEATS, kinds.num_kinds, 4), dtype=np.int64)
+    for seat, text in enumerate(hands):
+        for tok in text.split():
+            tok, _, n = tok.partition("x")
+            name, _, suit = tok.partition("/")
+            out[seat, kinds.index("10" if name == "T" else name), int(suit or 0)] += int(n or 1)
+    return out
+
+
+def build_called(preset: str, hands: list[str], emperor_card: int, **flags) -> Game:
+    rules = get_rules(preset, **flags)
+    return Game.from_deal(None, emperor_card, -1, rules, suits=suited(rules, hands))
+
+
+def call(game: Game, kind: str, suit: int = 0) -> int:
+    return game.table.call_id(game.kinds.index(kind), suit)
+
+
+C_HANDS = ["K/3x3 7/0 BJ", "8/1 9/2", "K/3 Q/0x2", "T/1 J/1", "A/0 2/0 SJ"]
+
+
+def test_classic_call_a_triple_the_fourth_copy_holder_is_the_hidden_guard():
+    g = build_called("lianzhong_classic", C_HANDS, emperor_card=0)
+    assert g.current_player == 0 and options(g) == {"ABDICATE", "OPEN_SOLO", "CALL ♠K"}
+    do(g, 0, call(g, "K", 3))
+    assert (g.emperor, g.guard, g.solo) == (0, 2, "none") and g.public_guard == -1
+    assert g.guard_card_seat == 2 and g.guard_card_kind == g.kinds.index("K") and g.suits is None
+    # grabs in upper order (4, 3, 2, 1), then the guard round from lower(E)
+    for s in (4, 3, 2, 1):
+        do(g, s, NO)
+    for s in (1, 2, 3, 4):
+        assert options(g) == ({"NO", "OPEN_GUARD"} if s == 2 else {"NO"})
+        do(g, s, NO)
+    assert g.phase == "play" and g.current_player == 0
+    play(g, 0, "7")
+    play(g, 1, "pass")
+    play(g, 2, "K")  # the guard plays his only K: the called copy, so he is known
+    assert g.public_guard == 2
+
+
+def test_classic_call_of_a_quad_is_a_hidden_solo_and_open_solo_needs_no_cards():
+    hands = ["K/3x4 BJ", "8/1 9/2", "Q/0x2", "T/1 J/1", "A/0 2/0 SJ"]
+    g = build_called("lianzhong_classic", hands, emperor_card=0)
+    do(g, 0, call(g, "K", 3))
+    assert (g.emperor, g.guard, g.solo, g.public_guard) == (0, 0, "hidden", -1)
+    g = build_called("lianzhong_classic", hands, emperor_card=0)
+    do(g, 0, OPEN_SOLO)
+    assert (g.emperor, g.guard, g.solo, g.public_guard) == (0, 0, "open", 0)
+    assert g.phase == "play"  # nobody may grab an open solo; no guard to ask
+
+
+def test_classic_forced_round_and_void_deal():
+    # after five abdications the first seat from h0 (upper order) with a triple and no quad must call
+    hands = ["7/0 BJ", "8/1x3 K/0x4 2/3", "9/2x3", "T/1 9/2", "J/1 SJ"]
+    g = build_called("lianzhong_classic", hands, emperor_card=0)
+    for s in (0, 4, 3, 2, 1):
+        do(g, s, ABDICATE)
+    # h0 = 0: no triple; 4: none; 3: none; 2: a triple; (1 has a quad too: skipped)
+    assert g.current_player == 2 and g.emperor_card_seat == 2
+    assert options(g) == {"OPEN_SOLO", "CALL ♥9"}
+    do(g, 2, call(g, "9", 2))
+    assert g.emperor == 2
+    hands = ["7/0 BJ", "8/1x2", "9/2x2", "T/1", "J/1 SJ"]
+    g = build_called("lianzhong_classic", hands, emperor_card=0)
+    for s in (0, 4, 3, 2, 1):
+        do(g, s, ABDICATE)
+    assert g.is_over and g.result.end == "void" and g.result.scores == [0] * 5
+
+
+G_HANDS = ["K/3x3 7/0 BJ", "8/1 9/2 2/0", "K/3 Q/0x2 2/2", "T/1 J/1 A/2", "3/0 2/1 SJ"]
+
+
+def test_generic216_the_fourth_copy_becomes_sp_and_beats_a_big_joker():
+    g = build_called("generic216", G_HANDS, emperor_card=0)
+    assert options(g) == {"ABDICATE", "CALL ♠K"}  # no open-solo declaration in generic216
+    do(g, 0, call(g, "K", 3))
+    sp, k = g.kinds.sp, g.kinds.index("K")
+    assert (g.emperor, g.guard) == (0, 2) and g.hands[2][sp] == 1 and g.hands[2][k] == 0
+    assert g.guard_card_kind == sp
+    do(g, 0, NO)  # the solo step: not a solo, NO only
+    for s in (4, 3, 2, 1):
+        do(g, s, NO)
+    for s in (1, 2, 3, 4):
+        do(g, s, NO)
+    play(g, 0, "BJ")
+    play(g, 1, "pass")
+    do(g, 2, g.table.action_id_of(-1, 0, 0, 0, 1))  # SP alone beats BJ (§4.8)
+    assert g.public_guard == 2 and g.trick[1] == 2
+
+
+def test_generic216_tribute_from_the_second_abdicator_and_grab_moves_the_emperor_card():
+    g = build_called("generic216", G_HANDS, emperor_card=0)
+    do(g, 0, ABDICATE)  # first: no tribute
+    assert not any(g.pile)
+    do(g, 4, ABDICATE)  # second: his highest non-joker, a 2
+    assert g.pile[g.kinds.index("2")] == 1 and g.hands[4][g.kinds.index("2")] == 0
+    do(g, 3, ABDICATE)  # third: an A
+    assert g.pile[g.kinds.index("A")] == 1
+    do(g, 2, ABDICATE)  # pays his 2 and keeps the ♠K
+    do(g, 1, ABDICATE)
+    # forced round from h0 = 0: seat 0 holds the ♠K triple
+    assert g.current_player == 0 and options(g) == {"CALL ♠K"}
+    do(g, 0, call(g, "K", 3))
+    assert g.emperor == 0 and not any(g.pile) and g.hands[0][g.kinds.index("2")] >= 1
+    do(g, 0, NO)
+    do(g, 4, NO)
+    do(g, 3, GRAB)  # 3 grabs: the marked BJ moves to him, SP reverts to the ♠K (§3.7 R2, §9 #42)
+    sp, k, bj = g.kinds.sp, g.kinds.index("K"), g.kinds.bj
+    assert (g.emperor, g.solo, g.grabbed) == (3, "open", True)
+    assert g.hands[3][bj] == 1 and g.hands[0][bj] == 0 and g.emperor_card_seat == 3
+    assert g.hands[2][sp] == 0 and g.hands[2][k] == 1
+    assert g.phase == "play" and g.current_player == 3
+
+
+def test_generic216_forced_call_applies_even_with_a_quad():
+    hands = ["7/0 BJ", "8/1x3 K/0x4 2/3", "9/2x2", "T/1", "J/1 SJ 8/1"]
+    g = build_called("generic216", hands, emperor_card=0)
+    for s in (0, 4, 3, 2, 1):
+        do(g, s, ABDICATE)
+    assert g.current_player == 1 and options(g) == {"CALL ♦8"}  # 003's literal "has a triple"
