@@ -327,9 +327,14 @@ class Game:
     def forced_caller(self, h0: int) -> int:
         """The forced round (逼位): the first seat from h0 in upper order holding a triple
         (and, for "triple_no_quad", no quad); -1 when nobody qualifies (void deal)."""
+        holder, bj = self.emperor_card_seat, self.kinds.bj
         for k in range(NUM_SEATS):
             seat = (h0 - k) % NUM_SEATS
+            if seat != holder:  # judge his hand with the emperor card he would receive (a BJ)
+                self.move_card(holder, seat, bj)
             counts = [c for _, c in self._groups(seat)]
+            if seat != holder:
+                self.move_card(seat, holder, bj)
             if 3 in counts and (self.rules.forced_call == "triple" or 4 not in counts):
                 return seat
         return -1
