@@ -87,6 +87,7 @@ class Encoder:
                      for seat in range(NUM_SEATS)]
         self._pieces = _Pieces(self, copies, self._play_rows)
         self._has_extras = bool(self._preset_slices(rules, table))
+        self._num_ranks = table.kinds.num_ranks
         self._played_cache: dict[tuple[int, ...], bytes] = {}
 
     @staticmethod
@@ -187,26 +188,19 @@ class Encoder:
     def _encode_extras(self, game: Game, seat: int, rel: dict[int, int], add) -> None:
         rules, t = self.rules, self._pieces
         if rules.suits_matter:
-            table = self.table
-            mine = np.zeros(table.num_calls, dtype=np.float32)
-            if game.suits is not None:
-                suits, hand = game.suits[seat], game.hands[seat]
-                for i, (kind, suit) in enumerate(table.calls):
-                    mine[i] = (suits[kind][suit] if kind < table.kinds.num_ranks else hand[kind]) / 4
-            add(mine.tobytes())
-            called = np.zeros(table.num_calls, dtype=np.float32)
-            if game.called >= 0:
-                called[game.called - table.first_call] = 1.0
-            add(called.tobytes())
+            if game.suits is None:  # after the call nobody's suits matter any more
+                add(t.no_groups)
+            else:
+                suits, hand, group = game.suits[seat], game.hands[seat], t.group
+                add(b"".join([group[suits[kind][suit] if kind < self._num_ranks else hand[kind]]
+                              for kind, suit in self.table.calls]))
+            add(t.called[game.called - self.table.first_call if game.called >= 0 else -1])
         if rules.tribute:
             add(b"".join(map(getitem, t.scaled, game.pile)))
         if rules.grab_solo:
             add(t.flag[game.grabbed])
         if rules.rebellion != "none":
-            rebels = np.zeros(NUM_SEATS, dtype=np.float32)
-            for s in game.rebels:
-                rebels[rel[s]] = 1.0
-            add(rebels.tobytes())
+            add(t.rebels[sum(1 << rel[s] for s in game.rebels)])
             add(t.flag[game.rebellion == "succeeded"])
         if rules.kick:
             add(t.flag[game.kicked])
@@ -235,6 +229,12 @@ class _Pieces:
         self.role[None] = b(np.zeros(len(MY_ROLES)))
         self.declines = [b([d / NUM_SEATS]) for d in range(2 * NUM_SEATS + 1)]  # two circles where void
         self.play = [row.tobytes() for row in play_rows]  # PASS and decisions: zeros
+        # preset-only slices: copies of a callable suit-rank / 4, the called one-hot, rebels by bit set
+        calls = enc.table.num_calls
+        self.group = [b([c / 4]) for c in range(COPIES_PER_RANK + 1)]
+        self.no_groups = b(np.zeros(calls))
+        self.called = [b(np.eye(calls)[i]) for i in range(calls)] + [self.no_groups]
+        self.rebels = [b([(bits >> r) & 1 for r in range(NUM_SEATS)]) for bits in range(1 << NUM_SEATS)]
         width = enc.num_kinds + NUM_SEATS + 1
         self.history_pad = [bytes(4 * width * n) for n in range(HISTORY_LENGTH + 1)]
         # one history entry per (relative seat, action): the cards, the seat, a pass flag

@@ -558,3 +558,43 @@ def test_generic216_forced_call_applies_even_with_a_quad():
     for s in (0, 4, 3, 2, 1):
         do(g, s, ABDICATE)
     assert g.current_player == 1 and options(g) == {"CALL ♦8"}  # 003's literal "has a triple"
+
+
+# --------------------------------------------------------------------------- observation slices of the presets
+
+
+def test_preset_slices_show_public_role_facts_and_my_own_groups():
+    from baohuang_env.encoding import Encoder
+
+    g = build_called("generic216", G_HANDS, emperor_card=0)
+    enc = Encoder(g.rules)
+    o = enc.decode(enc.encode(g, 0))
+    k_spade = g.table.calls.index((g.kinds.index("K"), 3))
+    assert o["my_groups"][k_spade] == 0.75 and o["my_groups"].sum() == pytest.approx(0.75 + 0.25 + 0.25)  # ♠Kx3, ♣7, BJ
+    assert not o["called"].any() and not o["pile"].any()
+    do(g, 0, ABDICATE)
+    do(g, 4, ABDICATE)  # pays a 2 into the pile: public
+    o = enc.decode(enc.encode(g, 1))
+    assert o["pile"][g.kinds.index("2")] == pytest.approx(1 / 16)
+    do(g, 3, ABDICATE)
+    do(g, 2, ABDICATE)
+    do(g, 1, ABDICATE)
+    do(g, 0, call(g, "K", 3))
+    for seat in range(NUM_SEATS):
+        o = enc.decode(enc.encode(g, seat))
+        assert o["called"][k_spade] == 1 and o["called"].sum() == 1
+        assert not o["my_groups"].any()  # suits no longer matter
+    # rebels are public, relative to the observer; a successful rebellion is flagged
+    g = build("weihai", w_hands(2), emperor_card=4, guard_card=2)
+    enc = Encoder(g.rules)
+    do(g, 4, ACCEPT)
+    do(g, 4, NO)
+    for s in (3, 2, 1, 0):
+        do(g, s, NO)
+    for s in (0, 1, 2, 3):
+        do(g, s, NO)
+    for s, a in ((0, REBEL), (1, REBEL), (2, NO), (3, NO)):
+        do(g, s, a)
+    o = enc.decode(enc.encode(g, 3))  # from seat 3, seat 0 is relative 2 and seat 1 relative 3
+    assert o["rebels"].tolist() == [0, 0, 1, 1, 0] and o["rebellion_succeeded"][0] == 1
+    assert o["known_guard"].tolist() == [0, 0, 0, 0, 1]  # the revealed guard, seat 2 = relative 4
