@@ -43,8 +43,9 @@ Team protocol: side duplicate (`protocol="team"`)
     focal rebel with two B rebels), so even a perfect agent cannot win most of its games and
     the win rates say little about its strength. The team protocol is the analogue of
     DouZero's landlord-vs-peasants evaluation: one agent plays every seat of one side.
-    For each deal the role phase is answered with the neutral defaults of RULES.md §7
-    (ACCEPT when offered, otherwise NO), so the sides follow from the cards alone: the emperor
+    For each deal the role phase is answered with the auto-play defaults of RULES.md §7
+    (accept, or call the lowest triple; declare nothing), so the sides follow from the cards
+    alone (a deal that ends void is left out): in jj the emperor
     is the first holder of the emperor card, the guard the holder of the guard card (when
     that is the emperor it is a hidden solo, a side of one). Role decisions are therefore not
     evaluated: no agent acts in the role phase. The play phase is then played twice from that
@@ -121,7 +122,6 @@ from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import ROLE, Game, IllegalActionError
 from baohuang_env.replay import atomic_path, save_replay
-from baohuang_env.role_phase import ACCEPT, NO
 from baohuang_env.rules import Rules, get_rules
 
 from .base import AGENT_KINDS, Agent, make_agent
@@ -734,13 +734,19 @@ def agent_seed(deal: int, focal_seat: int, composition: str, seat: int) -> int:
 
 
 def default_roles(rules: Rules, deal: int) -> Game:
-    """The deal `deal` after a role phase answered with the neutral defaults of RULES.md §7:
-    ACCEPT when offered, otherwise NO. So the first holder of the emperor card is emperor,
-    the guard-card holder is guard (a hidden solo when that is the emperor), nobody declares
-    anything, and the game stands at the emperor's first lead."""
+    """The deal `deal` after a role phase answered with the auto-play defaults of RULES.md
+    §7: accept the throne (in the calling presets, call the lowest triple), declare nothing.
+    So in jj the first holder of the emperor card is emperor, the guard-card holder is guard
+    (a hidden solo when that is the emperor), and the game stands at the emperor's first
+    lead. In a calling preset the deal may end void (nobody could be forced to call)."""
+    from .scripted import AutoPlayAgent
+
     game = Game(rules, seed=deal)
+    auto = AutoPlayAgent(rules)
+    encoder = Encoder(rules) if getattr(auto, "uses_observation", True) else None
     while game.phase == ROLE:
-        game.step(ACCEPT if game.legal_mask()[ACCEPT] else NO)
+        obs = encoder.encode(game, game.current_player) if encoder is not None else None
+        game.step(auto.act(obs, game.legal_mask()))
     return game
 
 
@@ -823,6 +829,8 @@ def _play_team_chunk(rules: Rules, encoder: Encoder, a: str, b: str, seats_a, se
     records = []
     for deal in seeds:
         start = default_roles(rules, deal)
+        if start.is_over:  # a void deal (calling presets): no play to compare
+            continue
         emperor, guard = start.emperor, start.guard
         side = (emperor, guard)
         for comp in COMPOSITIONS:
@@ -1124,8 +1132,9 @@ class Report:
         return {
             "name": "team-duplicate", "version": TEAM_PROTOCOL_VERSION,
             "games_per_deal_per_pair": GAMES_PER_DEAL["team"],
-            "roles": "role phase answered with the defaults of RULES.md §7 (ACCEPT when offered, otherwise "
-                     "NO): emperor = first holder of the emperor card, guard = holder of the guard card "
+            "roles": "role phase answered with the auto-play defaults of RULES.md §7 (accept, or call the "
+                     "lowest triple; declare nothing; void deals left out): in jj emperor = first holder of the "
+                     "emperor card, guard = holder of the guard card "
                      "(the emperor himself: a hidden solo, a side of one); no agent acts in the role phase",
             "games": "per deal, the play phase twice: composition A = A at every seat of the emperor's side "
                      "and B at every rebel seat; composition B = the reverse",

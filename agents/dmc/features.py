@@ -2,7 +2,9 @@
 
 Row layout (`ActionFeatures.slices`): is_pass (1), role decision one-hot (11), cards of
 the play per kind / copies (K), the play's rank one-hot (ranks), and its size, ordinary
-cards, small and big jokers scaled to [0, 1]. The table is built once from the action table.
+cards, small and big jokers scaled to [0, 1]; in the calling presets one more flag, is_call,
+and a call's row shows the called kind in "cards" as three copies and in "rank". The table
+is built once from the action table.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class ActionFeatures:
         t = action_table(rules)
         K, R = t.kinds.num_kinds, t.kinds.num_ranks
         spec = [("is_pass", 1), ("decision", len(DECISIONS)), ("cards", K), ("rank", R), ("shape", 4)]
+        if t.num_calls:
+            spec.append(("is_call", 1))
         self.slices, off = [], 0
         for name, n in spec:
             self.slices.append((name, off, n))
@@ -34,9 +38,10 @@ class ActionFeatures:
         table[PASS, 0] = 1.0
         for i in range(len(DECISIONS)):
             table[1 + i, 1 + i] = 1.0
-        plays = slice(FIRST_PLAY, None)
+        plays = slice(FIRST_PLAY, FIRST_PLAY + t.num_plays)
         c0 = 1 + len(DECISIONS)
-        table[plays, c0:c0 + K] = t.counts / deck_counts(rules)
+        copies = deck_counts(rules)
+        table[plays, c0:c0 + K] = t.counts / copies
         has_rank = np.flatnonzero(t.rank >= 0)
         table[FIRST_PLAY + has_rank, c0 + K + t.rank[has_rank]] = 1.0
         s0 = c0 + K + R
@@ -44,6 +49,12 @@ class ActionFeatures:
         table[plays, s0 + 1] = t.n / COPIES_PER_RANK
         table[plays, s0 + 2] = t.small / COPIES_PER_JOKER
         table[plays, s0 + 3] = t.big / COPIES_PER_JOKER
+        for i, (kind, _suit) in enumerate(t.calls):  # suits never matter after the call
+            row = table[t.first_call + i]
+            row[c0 + kind] = 3 / copies[kind]
+            if kind < R:
+                row[c0 + K + kind] = 1.0
+            row[-1] = 1.0
         table.flags.writeable = False
         self.table = table
 
