@@ -1,5 +1,6 @@
 """The shared rules test vectors (tests/data/vectors.json, a copy of shared/rules/vectors.json)
-run through the engine: comparisons, scoring rows, legality cases and the deal."""
+run through the engine: comparisons (every deck and mode, through `beats()` and the action
+table), scoring rows, legality cases and the deal."""
 
 from __future__ import annotations
 
@@ -20,70 +21,79 @@ TABLE = action_table(RULES)
 ORDER_168 = VECTORS["card_order"]["168"]
 
 
-def _uses_only_168_cards(case: dict) -> bool:
-    for side in ("previous", "candidate"):
-        p = case[side]
-        if p.get("special"):
-            return False
-        if p["n"] and p["rank"] not in ORDER_168:
-            return False
-    return True
+#: The rules each comparison vector is checked under: the deck it names (RULES.md §8), with
+#: hold-the-sixes off so that only the comparison decides the follow masks, and the lianzhong
+#: roasting option (§4.7) for the roasting mode.
+DECK_RULES = {
+    "168": get_rules("jj", hold_sixes=False),
+    "165": get_rules("weihai", hold_sixes=False),
+    "216": get_rules("generic216"),
+}
+ROASTING_RULES = get_rules("lianzhong_simple", roasting=True)
+COMPARISONS = VECTORS["comparisons"]
 
 
-# Standard-mode comparisons are tests here when every card exists in the 168-card deck: all the
-# "168"/"165" cases, plus the two "216" cases (C14, C17) that use no 3/4/5 and no SP, since the
-# card order of those cards is the same in every deck (RULES.md §1.1).
-# NOT covered yet, and excluded on purpose: the roasting (烤牌) mode cases (C18-C34) and the
-# generic216 cases with 3/4/5 or the special card SP (C05, C07, C08, C15, C16, C58-C61). Both
-# belong to issue #3 ("Every rule variant from the sources as a named preset": roasting as a
-# lianzhong option, the 216-card deck and SP), and the jj engine has neither.
-COMPARISONS = [c for c in VECTORS["comparisons"] if c["mode"] == "standard" and _uses_only_168_cards(c)]
-EXCLUDED_COMPARISONS = [c for c in VECTORS["comparisons"] if c not in COMPARISONS]
+def _rules_of(case: dict):
+    return ROASTING_RULES if case["mode"] == "roasting" else DECK_RULES[case["deck"]]
 
 
-def test_excluded_comparisons_are_only_roasting_or_cards_outside_the_168_deck():
-    assert len(COMPARISONS) + len(EXCLUDED_COMPARISONS) == len(VECTORS["comparisons"])
-    assert all(c["deck"] in ("168", "165") for c in COMPARISONS if c["id"] not in ("C14", "C17"))
-    assert {c["id"] for c in COMPARISONS if c["deck"] in ("168", "165")} == {
-        c["id"] for c in VECTORS["comparisons"] if c["mode"] == "standard" and c["deck"] in ("168", "165")}
-    for c in EXCLUDED_COMPARISONS:
-        assert c["mode"] == "roasting" or not _uses_only_168_cards(c), c["id"]
+def test_every_comparison_vector_is_checked():
+    assert [c["id"] for c in COMPARISONS] == [f"C{i:02d}" for i in range(1, 62)]
+    assert {c["mode"] for c in COMPARISONS} == {"standard", "roasting"}
+    assert {c["deck"] for c in COMPARISONS} <= set(DECK_RULES)
+    assert all(c["deck"] == "168" for c in COMPARISONS if c["mode"] == "roasting")
+    assert VECTORS["card_order"]["216"][:-1] == reference.CARD_ORDER_216[:-1]  # "SPECIAL" is our "SP"
 
 
 def _play(p: dict) -> Play:
-    return Play(p["rank"] if p["n"] else None, p["n"], p["small"], p["big"])
+    return Play(p["rank"] if p["n"] else None, p["n"], p["small"], p["big"], p.get("special", 0))
 
 
-def closed_form(prev: Play, cand: Play) -> bool:
-    """RULES.md §4.3 closed form for the 168/165 decks:
-    C beats P  <=>  b_p = 0  and  b_c >= s_p  and  (n_c = 0 or n_p = 0 or r_c > r_p), same total."""
+def closed_form(prev: Play, cand: Play, order: list[str]) -> bool:
+    """RULES.md §4.3 closed form. For the 168/165 decks:
+    C beats P  <=>  b_p = 0  and  b_c >= s_p  and  (n_c = 0 or n_p = 0 or r_c > r_p), same total;
+    with SP (generic216) above BJ:
+    C beats P  <=>  t_p = 0  and  b_p <= t_c  and  b_p + s_p <= t_c + b_c  and the same rank test."""
     if prev.size != cand.size:
         return False
-    if prev.big > 0 or cand.big < prev.small:
+    if "SP" in order:
+        if prev.special or prev.big > cand.special or prev.big + prev.small > cand.special + cand.big:
+            return False
+    elif prev.big > 0 or cand.big < prev.small:
         return False
     if cand.n and prev.n:
-        return ORDER_168.index(cand.rank) > ORDER_168.index(prev.rank)
+        return order.index(cand.rank) > order.index(prev.rank)
     return True
 
 
 @pytest.mark.parametrize("case", COMPARISONS, ids=[c["id"] for c in COMPARISONS])
 def test_comparison_vector(case):
+    rules = _rules_of(case)
+    table = action_table(rules)
+    order = reference.card_order(rules)
     prev, cand, expected = _play(case["previous"]), _play(case["candidate"]), case["beats"]
-    assert beats(prev, cand, RULES) is expected
-    assert closed_form(prev, cand) is expected
-    assert reference.beats(tuple(prev), tuple(cand)) is expected
-    p, c = TABLE.action_id(prev) - FIRST_PLAY, TABLE.action_id(cand) - FIRST_PLAY
-    assert bool(TABLE.beats_row(p)[c]) is expected
-    # a hand holding exactly the candidate, following the previous play (hold-the-sixes off,
-    # so that only the comparison decides)
-    loose = get_rules("jj", hold_sixes=False)
-    hand = [0] * 12
-    if cand.n:
-        hand[ORDER_168.index(cand.rank)] = cand.n
-    hand[10], hand[11] = cand.small, cand.big
-    mask = TABLE.legal_mask(hand, p, loose)
-    assert bool(mask[TABLE.action_id(cand)]) is expected
+    assert beats(prev, cand, rules) is expected
+    assert reference.beats(prev, cand, order, rules.roasting) is expected
+    if case["mode"] == "standard":
+        assert closed_form(prev, cand, order) is expected
+    else:  # the literal §4.7 split search
+        has_joker = prev.small + prev.big > 0
+        assert (reference.roasting_beats(prev, cand) if has_joker else reference.beats(prev, cand)) is expected
+    p, c = table.action_id(prev) - FIRST_PLAY, table.action_id(cand) - FIRST_PLAY
+    assert bool(table.beats_row(p, rules)[c]) is expected
+    # a hand holding exactly the candidate, following the previous play, single and batched
+    hand = reference.play_counts(cand, order)
+    mask = table.legal_mask(hand, p, rules)
+    assert bool(mask[table.action_id(cand)]) is expected
     assert mask[0] == 1  # a follower may always pass
+    batch = table.legal_masks_batch(np.array([hand, hand], dtype=np.int8), np.array([p, -1]), rules)
+    assert np.array_equal(batch[0], mask)
+    assert batch[1, table.action_id(cand)] == 1 and batch[1, 0] == 0  # and may lead it
+    if case["deck"] == "168" and case["mode"] == "standard":
+        # the other 168/165-card presets share the table and the standard comparison
+        for other in (DECK_RULES["165"], get_rules("lianzhong_simple"), get_rules("qingdao")):
+            assert action_table(other) is table
+            assert bool(table.legal_mask(hand, p, other)[table.action_id(cand)]) is expected
 
 
 # --------------------------------------------------------------------------- scoring
@@ -141,25 +151,38 @@ def test_solo_scores_rejects_unknown_kind():
 
 # --------------------------------------------------------------------------- legality
 
-# The one lianzhong_simple case (6s carrying jokers) is issue #3's: that preset does not exist
-# yet. The same reading is checked on jj with six_no_jokers=False in test_melds.py.
-LEGALITY = [t for t in VECTORS["legality"] if t["preset"] == "jj"]
+LEGALITY = VECTORS["legality"]
+JJ_LEGALITY = [t for t in LEGALITY if t["preset"] == "jj"]
 
 
-def test_legality_cases_for_jj_are_here():
-    assert len(LEGALITY) == len([t for t in VECTORS["legality"] if t["preset"] != "lianzhong_simple"])
-    assert len(LEGALITY) >= 8
+def test_every_legality_vector_is_checked():
+    assert len(LEGALITY) >= 9 and len(JJ_LEGALITY) >= 8
+    assert {t["preset"] for t in LEGALITY} == {"jj", "lianzhong_simple"}
 
 
-@pytest.mark.parametrize("case", LEGALITY, ids=[f"L{i}" for i in range(len(LEGALITY))])
+def _legality_rules(case: dict) -> list:
+    """The vector's preset; for lianzhong_simple also with hold-the-sixes on, where the vector's
+    reading ("000 does not forbid jokers with the 6s", RULES.md §4.5) is what it tests."""
+    rules = [get_rules(case["preset"])]
+    if case["preset"] == "lianzhong_simple":
+        rules.append(get_rules("lianzhong_simple", hold_sixes=True))
+    return rules
+
+
+@pytest.mark.parametrize("case", LEGALITY, ids=[f"L{i}-{t['preset']}" for i, t in enumerate(LEGALITY)])
 def test_legality_vector(case):
-    hand = [case["hand"].get(name, 0) for name in ORDER_168]
-    play = _play(case["play"])
-    prev = -1 if case["leading"] else TABLE.action_id(_play(case["previous"])) - FIRST_PLAY
-    mask = TABLE.legal_mask(hand, prev, RULES)
-    assert bool(mask[TABLE.action_id(play)]) is case["legal"], case["why"]
-    previous = None if case["leading"] else tuple(_play(case["previous"]))
-    assert (tuple(play) in reference.legal_plays(hand, previous, RULES)) is case["legal"]
+    for rules in _legality_rules(case):
+        table = action_table(rules)
+        order = reference.card_order(rules)
+        hand = [case["hand"].get(name, 0) for name in order]
+        play = _play(case["play"])
+        prev = -1 if case["leading"] else table.action_id(_play(case["previous"])) - FIRST_PLAY
+        mask = table.legal_mask(hand, prev, rules)
+        assert bool(mask[table.action_id(play)]) is case["legal"], (case["why"], rules.hold_sixes)
+        batch = table.legal_masks_batch(np.array([hand]), np.array([prev]), rules)
+        assert np.array_equal(batch[0], mask)
+        previous = None if case["leading"] else tuple(_play(case["previous"]))
+        assert (tuple(play) in reference.legal_plays(hand, previous, rules)) is case["legal"]
 
 
 def _lead_scenario(hand_counts: list[int]) -> Game:
@@ -178,7 +201,7 @@ def _lead_scenario(hand_counts: list[int]) -> Game:
 
 
 @pytest.mark.parametrize(
-    "case", [t for t in LEGALITY if t["leading"] and not t["hand"].get("BJ")],
+    "case", [t for t in JJ_LEGALITY if t["leading"] and not t["hand"].get("BJ")],
     ids=lambda t: f"{t['hand']}-{t['play']['rank']}x{t['play']['n']}",
 )
 def test_legality_vector_in_a_game_step(case):
