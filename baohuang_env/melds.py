@@ -321,7 +321,7 @@ class ActionTable:
 
 class _SpecialActionTable(ActionTable):
     """The table of a deck with the special card SP (generic216): joker combinations are
-    (small, big, special), and "beats" rows are stored per size group (see `_GroupBeats`).
+    (small, big, special), and "beats" rows are stored per size group (see `_group_beats`).
     A separate class so that the 168-card path above keeps its speed, branch-free."""
 
     def _joker_index(self, hand) -> int:
@@ -332,7 +332,7 @@ class _SpecialActionTable(ActionTable):
         t = self.tables(rules) if rules is not None else self._tables
         row = np.zeros(self.num_actions, dtype=np.int8)
         cols = t.group_cols[t.group_of[prev]]
-        row[cols] = t.beats_local[prev]
+        row[cols] = t.beats_local[prev, :cols.size]
         return row[FIRST_PLAY:FIRST_PLAY + self.num_plays].view(bool)
 
     def legal_mask(self, hand: list[int], prev: int, rules: Rules) -> np.ndarray:
@@ -346,14 +346,19 @@ class _SpecialActionTable(ActionTable):
         if prev < 0:
             return mask
         out = np.zeros(self.num_actions, dtype=np.int8)
-        cols = t.group_cols[t.group_of[prev]]  # padded with column 0 (PASS), set below
-        out[cols] = mask[cols] & t.beats_local[prev]
+        cols = t.group_cols[t.group_of[prev]]
+        out[cols] = mask[cols] & t.beats_local[prev, :cols.size]
         out[PASS] = 1
         return out
 
     def _legal_masks_chunk(self, hands: np.ndarray, prevs: np.ndarray, rules: Rules, out: np.ndarray) -> None:
+        if not out.flags.c_contiguous:  # the flat indexing below needs one block of memory
+            buf = np.empty(out.shape, dtype=np.int8)
+            self._legal_masks_chunk(hands, prevs, rules, buf)
+            out[...] = buf
+            return
         t = self.tables(rules)
-        B = hands.shape[0]
+        B, N = hands.shape[0], self.num_actions
         k, jc = self.kinds, self.joker_combos
         R, g = k.num_ranks, self.grid_plays
         j = ((np.minimum(hands[:, k.sj], MAX_SMALL) * (MAX_BIG + 1) + np.minimum(hands[:, k.bj], MAX_BIG)) * 2
@@ -364,11 +369,20 @@ class _SpecialActionTable(ActionTable):
         out[:, :FIRST_PLAY] = 0
         follow = np.flatnonzero(prevs >= 0)
         if follow.size:
+            # per size group: keep the group's available plays that beat the row's play, clear
+            # the rest (flat indices: much faster than 2-D fancy indexing)
+            flat_out = out.reshape(-1)
             p = prevs[follow]
-            cols = t.group_cols[t.group_of[p]]  # (F, gmax), padded with column 0
-            vals = out[follow[:, None], cols] & t.beats_local[p]
+            group = t.group_array[p]
+            kept = []
+            for g in np.unique(group).tolist():
+                sel = group == g
+                cols = t.group_cols[g]
+                flat = (follow[sel] * N)[:, None] + cols
+                kept.append((flat, flat_out[flat] & t.beats_local[p[sel], :cols.size]))
             out[follow] = 0
-            out[follow[:, None], cols] = vals
+            for flat, vals in kept:
+                flat_out[flat] = vals
             out[follow, PASS] = 1
 
 
@@ -400,7 +414,8 @@ class _LegalityTables:
         self.prefix_lead = bytes(FIRST_PLAY)
         self.prefix_follow = b"\x01" + bytes(FIRST_PLAY - 1)
         if special:
-            self.group_of, self.group_cols, self.beats_local = _group_beats(table)
+            self.group_array, self.group_cols, self.beats_local = _group_beats(table)
+            self.group_of = self.group_array.tolist()  # Python ints: faster for one play
         else:
             self.beats = _beats_matrix(table, roasting)
         self._six_blocks: dict[tuple[int, int, int], bytes] = {}
@@ -467,24 +482,21 @@ def _roasting_rows(table: ActionTable, prevs: np.ndarray) -> np.ndarray:
     return (lo <= hi) & ((nc == 0) | (np_ == 0) | (rc > rp))
 
 
-def _group_beats(table: ActionTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _group_beats(table: ActionTable) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     """The "beats" rows of a deck with SP, stored per size group (10,449 plays would need a
-    110 MB full matrix; these need 7 MB): play p's group is `group_of[p]`, the group's action
-    ids are `group_cols[group]` padded with 0 (PASS) to the largest group, and
-    `beats_local[p, i]` says whether the play with id `group_cols[group_of[p], i]` beats p."""
-    sizes = np.unique(table.size)
-    groups = [np.flatnonzero(table.size == s) for s in sizes]
-    gmax = max(g.size for g in groups)
+    110 MB full matrix; these need 7 MB): play p is in group `group_of[p]`, whose action ids
+    are `group_cols[group]`, and `beats_local[p, i]` says whether the play with action id
+    `group_cols[group_of[p]][i]` beats p (zero-padded to the largest group)."""
+    groups = [np.flatnonzero(table.size == s) for s in np.unique(table.size)]
     group_of = np.zeros(table.num_plays, dtype=np.intp)
-    group_cols = np.zeros((len(groups), gmax), dtype=np.intp)
-    beats_local = np.zeros((table.num_plays, gmax), dtype=np.int8)
+    beats_local = np.zeros((table.num_plays, max(g.size for g in groups)), dtype=np.int8)
     for i, group in enumerate(groups):
         group_of[group] = i
-        group_cols[i, :group.size] = FIRST_PLAY + group
         beats_local[group, :group.size] = _positional(table.ge[group], table.ge[group])
-    for a in (group_of, group_cols, beats_local):
+    cols = [FIRST_PLAY + g for g in groups]
+    for a in (group_of, beats_local, *cols):
         a.flags.writeable = False
-    return group_of, group_cols, beats_local
+    return group_of, cols, beats_local
 
 
 @cache

@@ -552,6 +552,9 @@ def test_legal_masks_batch_writes_into_out(case):
     single = np.stack([table.legal_mask(h, p, rules) for h, p in zip(hands, prevs, strict=True)])
     assert np.array_equal(out, single)
     assert res is out or np.shares_memory(res, out)
+    strided = np.full((len(hands), 2 * table.num_actions), 7, dtype=np.int8)[:, ::2]  # not one block
+    table.legal_masks_batch(np.array(hands), np.array(prevs), rules, out=strided)
+    assert np.array_equal(strided, single)
 
 
 def _hand(rules, cards: dict[str, int]) -> list[int]:
