@@ -433,10 +433,12 @@ class Game:
                 raise IllegalActionError(
                     seat, PLAY, action, "hold-the-sixes: 6s may only be played as the whole remaining hand"
                     + (" and never with jokers" if rules.six_no_jokers else ""), t.describe(action))
-        if self.top >= 0 and not t.beats_row(self.top)[p]:
+        if self.top >= 0 and not t.beats_row(self.top, rules)[p]:
+            how = ("the roasting rule (烤牌, §4.7) or, without jokers to beat, the same number of cards each "
+                   "strictly higher" if rules.roasting else "same number of cards, each card strictly higher")
             raise IllegalActionError(
-                seat, PLAY, action, f"it does not beat {t.describe(self.top + FIRST_PLAY)} (same number of cards, "
-                "each card strictly higher)", t.describe(action))
+                seat, PLAY, action, f"it does not beat {t.describe(self.top + FIRST_PLAY)} ({how})",
+                t.describe(action))
 
     def _play(self, seat: int, action: int) -> None:
         self._check_play(seat, action)

@@ -223,6 +223,8 @@ def _check_combination(r: Rules) -> None:
         bad("void_deal needs emperor_selection 'abdicate' (two circles) or 'call' (nobody forced)")
     if r.special_card and (not calling or r.deck_size != 216 or r.call_declares_solo):
         bad("special_card (SP) is generic216's: deck_size=216, calling, and the quad solo chosen after the call")
+    if r.roasting and r.special_card:
+        bad("roasting (§4.7) is defined for the lianzhong decks; it says nothing about SP (special_card)")
     if r.grab_moves_emperor_card and not r.grab_solo:
         bad("grab_moves_emperor_card needs grab_solo=True")
     if r.kick and r.rebellion != "open_guard":

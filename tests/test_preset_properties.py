@@ -15,6 +15,9 @@ from baohuang_env import PRESETS, Game, IllegalActionError, get_rules
 from baohuang_env.cards import NUM_SEATS
 
 PRESET_NAMES = sorted(PRESETS)
+#: The room options of RULES.md §8 that change play, each with the rest of its preset.
+VARIANTS = [("lianzhong_simple", {"roasting": True}), ("lianzhong_classic", {"roasting": True, "hold_sixes": True}),
+            ("lianzhong_simple", {"grab_solo": True}), ("jj", {"hold_sixes": False})]
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
 PROPERTY = settings(max_examples=25, deadline=None)
 
@@ -124,3 +127,16 @@ def test_one_thousand_random_games(preset):
         assert rules.scoring == "qingdao" or sum(r.scores) == 0
         assert r.end != "played" or sorted(r.places) == [1, 2, 3, 4, 5]
     assert ends.get("played", 0) > 900, ends
+
+
+@pytest.mark.parametrize(("preset", "flags"), VARIANTS)
+def test_room_options_play_through(preset, flags):
+    """Every action the mask offers is accepted by `step` (roasting, grab, no hold-six)."""
+    rules = get_rules(preset, **flags)
+    rng = np.random.default_rng(11)
+    for seed in range(150):
+        game = Game(rules, seed=seed)
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.step(int(legal[rng.integers(legal.size)]))
+        assert rules.scoring == "qingdao" or sum(game.result.scores) == 0

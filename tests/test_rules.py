@@ -175,6 +175,7 @@ def test_presets_follow_the_section_8_table():
         ("generic216", {"deck_size": 168}, "special_card"),
         ("qingdao", {"grab_solo": True}, "surrender"),
         ("qingdao", {"void_deal": True}, "void_deal"),
+        ("generic216", {"roasting": True}, "SP"),
     ],
 )
 def test_impossible_combinations_say_why(preset, overrides, why):
