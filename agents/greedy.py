@@ -3,7 +3,10 @@
 Everything it uses is the observation (through `SeatView`), the action mask and the static
 action table. Its rules, in order:
 
-Role phase: declare nothing. ACCEPT the emperor card; answer NO (hidden guard, hidden solo).
+Role phase: declare nothing, with the auto-play defaults of RULES.md §7
+(`agents.scripted.RoleDefaults`): ACCEPT the emperor card; answer NO (hidden guard, hidden
+solo, no grab, rebellion, kick or surrender); in the calling presets call the lowest triple,
+else abdicate. The bot has no model of any role decision: these defaults serve every preset.
 
 Play phase:
 
@@ -25,12 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, action_table
+from baohuang_env.melds import FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
+from .scripted import RoleDefaults
 from .view import SeatView
-
-ACCEPT, NO = DECISION_ID["ACCEPT"], DECISION_ID["NO"]
 
 
 class GreedyAgent:
@@ -54,18 +56,16 @@ class GreedyAgent:
         self._rank = t.rank.astype(np.int64)
         self._n = t.n.astype(np.int64)
         self._plain = (t.small == 0) & (t.big == 0)
+        self._plays_end = FIRST_PLAY + t.num_plays  # the call block (calling presets) follows the plays
+        self.roles = RoleDefaults(rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
-        plays = np.flatnonzero(mask[FIRST_PLAY:])
+        plays = np.flatnonzero(mask[FIRST_PLAY:self._plays_end])
         if plays.size == 0:
-            for d in (ACCEPT, NO, PASS):
-                if mask[d]:
-                    return d
-            legal = np.flatnonzero(mask)
-            if legal.size == 0:
-                raise ValueError("no legal action in the mask: is it this seat's turn?")
-            return int(legal[0])
+            if mask[PASS]:  # (never APPLY_WIND)
+                return PASS
+            return self.roles.choose(observation, mask)
         view = SeatView(observation, self.rules)
         held = int(view.hand.sum())
         out = plays[self._size[plays] == held]

@@ -30,7 +30,12 @@ action table. The pieces:
   is always accepted (abdicating lost on average for every hand class measured); holding
   both marked cards, a hand too weak for a solo abdicates, a strong one accepts and declares
   an open solo (RULES.md §6.1: ±24); the guard declares open guard (x2) when the model
-  expects the doubling to pay.
+  expects the doubling to pay. The models were fitted on jj, so they are used only where the
+  role phase means what it means in jj (accept/abdicate with no tribute and no void deal,
+  JJ scoring, the 168-card deck). In every other preset, and for every prompt the models do
+  not cover (weihai's decline, calls, grab, rebellion, kick, surrender), the bot gives the
+  auto-play defaults of RULES.md §7 (`agents.scripted.RoleDefaults`): accept, call the
+  lowest triple or abdicate, and NO to everything else. It never applies for the wind.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from baohuang_env.cards import COPIES_PER_RANK
 from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
+from .scripted import RoleDefaults
 from .view import OPPONENT, PARTNER, SeatView
 
 ACCEPT = DECISION_ID["ACCEPT"]
@@ -210,15 +216,22 @@ class HeuristicAgent:
         self._log_below_t = np.ascontiguousarray(np.log(np.maximum(self._below, 1e-300)).transpose(2, 1, 0))
         self._arange = np.arange(_MAX_U + 2)
         self.hold_sixes = rules.hold_sixes
+        self._plays_end = FIRST_PLAY + t.num_plays  # the call block (calling presets) follows the plays
+        self.roles = RoleDefaults(rules)
+        #: the role models were fitted on jj: used only where the role phase means the same
+        self.role_models = (rules.emperor_selection == "abdicate" and not rules.tribute and not rules.void_deal
+                            and rules.scoring == "jj" and rules.deck_size == 168)
 
     # ================================================================== entry point
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
-        plays = np.flatnonzero(mask[FIRST_PLAY:])
+        plays = np.flatnonzero(mask[FIRST_PLAY:self._plays_end])
         if plays.size == 0:
-            if mask[PASS]:
+            if mask[PASS]:  # (never APPLY_WIND)
                 return PASS
-            return self._role(SeatView(observation, self.rules), mask)
+            if not self.role_models:
+                return self.roles.choose(observation, mask)
+            return self._role(SeatView(observation, self.rules), observation, mask)
         v = SeatView(observation, self.rules)
         out = plays[self._size[plays] == int(v.hand.sum())]
         if out.size:  # go out
@@ -236,7 +249,7 @@ class HeuristicAgent:
         return np.array([1.0, hand[self.BJ], hand[self.SJ], hand[R - 1], hand[R - 2], hand[R - 3],
                          np.count_nonzero(hand[1:R - 3]), hand[0]], dtype=np.float64)
 
-    def _role(self, v: SeatView, mask: np.ndarray) -> int:
+    def _role(self, v: SeatView, observation: np.ndarray, mask: np.ndarray) -> int:
         x = self.features(v.hand)
         if mask[ACCEPT] and mask[ABDICATE]:
             if v.hold_guard_card:  # accepting makes me a solo: only with a hand worth an open solo
@@ -247,10 +260,7 @@ class HeuristicAgent:
         if mask[OPEN_GUARD]:  # (without the x2 an open guard only tells the rebels who he is)
             worth = self.rules.open_guard_multiplier > 1 and x @ OPEN_GUARD_GAIN > 0
             return OPEN_GUARD if worth else NO
-        for d in (ACCEPT, NO):
-            if mask[d]:
-                return d
-        return int(np.flatnonzero(mask)[0])
+        return self.roles.choose(observation, mask)
 
     # ================================================================== finishing plan
     def _threats(self, v: SeatView) -> np.ndarray:

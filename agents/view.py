@@ -52,6 +52,12 @@ class _Layout:
         scale[a:b] = CARDS_LEFT_SCALE
         a, b = off["declines"]
         scale[a:b] = NUM_SEATS
+        if "pile" in off:  # tribute pile (贴牌) / copies
+            a, b = off["pile"]
+            scale[a:b] = copies
+        if "my_groups" in off:  # copies of each callable suit-rank / 4
+            a, b = off["my_groups"]
+            scale[a:b] = 4
         hist_scale = np.ones(K + NUM_SEATS + 1, dtype=np.float32)
         hist_scale[:K] = copies
         a, b = off["history"]
@@ -201,7 +207,8 @@ class SeatView:
             if c[k]:
                 rank, n = k, c[k]
                 break
-        return self.table.play_index(rank, n, c[R], c[R + 1])
+        special = c[R + 2] if self.table.kinds.special else 0  # SP (generic216)
+        return self.table.play_index(rank, n, c[R], c[R + 1], special)
 
     def _teams(self) -> np.ndarray:
         team = np.zeros(NUM_SEATS, dtype=np.int64)

@@ -6,6 +6,13 @@ the states of real games; rates (steps/s) are averages over a timed window. The 
 shared and noisy: compare figures from the same run, and read `env_fraction_of_ceiling`,
 which divides our `env()` rate by the rate of a do-nothing AEC env of the same shape inside
 PettingZoo's stock wrappers (measured here too).
+
+    baohuang bench --preset weihai          # one preset
+    baohuang bench --all-presets            # every preset, with env() rates as ratios of jj's
+
+`--all-presets` prints one JSON object: the machine, then per preset its report (without the
+machine fields), then `env_steps_ratio_to_jj` and `env_games_ratio_to_jj`: each preset's env()
+rate divided by jj's, all measured in this one run.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from baohuang_env import Game, action_table, get_rules
+from baohuang_env.rules import PRESETS
 from baohuang_env.encoding import Encoder
 
 
@@ -202,15 +210,52 @@ def run_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, log=None)
     return report
 
 
+#: Report fields that describe the machine, not the preset (printed once by --all-presets).
+MACHINE_FIELDS = ("python", "numpy", "machine")
+
+
+def run_all_presets(seconds: float = 3.0, seed: int = 0, log=None) -> dict[str, Any]:
+    """`run_bench` for every preset (jj first) in this one process; adds each preset's env()
+    rates as ratios of jj's."""
+    names = ["jj", *sorted(p for p in PRESETS if p != "jj")]
+    reports = {}
+    for name in names:
+        if log is not None:
+            print(f"== {name}", file=log, flush=True)
+        reports[name] = run_bench(name, seconds, seed, log=log)
+    first = reports["jj"]
+    out: dict[str, Any] = {k: first[k] for k in MACHINE_FIELDS}
+    out["seconds_per_rate"] = seconds
+    out["presets"] = {n: {k: v for k, v in r.items() if k not in MACHINE_FIELDS} for n, r in reports.items()}
+    out["env_steps_ratio_to_jj"] = {n: r["env_steps_per_s"] / first["env_steps_per_s"] for n, r in reports.items()}
+    out["env_games_ratio_to_jj"] = {n: r["env_games_per_s"] / first["env_games_per_s"] for n, r in reports.items()}
+    return out
+
+
+def _rounded(x: Any) -> Any:
+    if isinstance(x, float):
+        return round(x, 3)
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    return x
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("bench", help="time masks, engine and envs; prints JSON")
-    p.add_argument("--preset", default="jj")
+    p.add_argument("--preset", default="jj", help=f"rule preset (default jj): {', '.join(PRESETS)}")
+    p.add_argument("--all-presets", action="store_true",
+                   help="bench every preset in one run; env() rates also as ratios of jj's")
     p.add_argument("--seconds", type=float, default=3.0, help="time per rate measurement (default 3)")
     p.add_argument("--seed", type=int, default=0)
 
 
 def main(args) -> int:
-    report = run_bench(args.preset, args.seconds, args.seed, log=sys.stderr)
-    rounded = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in report.items()}
-    print(json.dumps(rounded, indent=1))
+    if args.seconds <= 0:
+        raise ValueError("--seconds must be > 0")
+    if args.all_presets:
+        report = run_all_presets(args.seconds, args.seed, log=sys.stderr)
+    else:
+        get_rules(args.preset)  # an unknown preset fails here, with the list of presets
+        report = run_bench(args.preset, args.seconds, args.seed, log=sys.stderr)
+    print(json.dumps(_rounded(report), indent=1, ensure_ascii=False))
     return 0

@@ -1,12 +1,23 @@
 """`baohuang fuzz`: random games with every invariant checked at every step.
 
 Each game i is played from seed `seed + i` by a random legal policy (the same seed drives
-the policy), so any failure can be reproduced with `baohuang fuzz --games 1 --seed S`.
-Checked after every step: cards are conserved, the acting seat's mask is non-empty and
-equals `legal_actions()`, a random illegal action raises `IllegalActionError` and changes
-nothing, observations stay in [0, 1] with the declared size; at the end: the game ended
-within its step bound, places are 1..5, scores sum to zero, the replay (through JSON)
-reproduces the result.
+the policy), so any failure can be reproduced with `baohuang fuzz --preset P --games 1
+--seed S`. Every preset is checked (`--preset`).
+
+Checked after every step: cards are conserved (hands + played + the tribute pile equal the
+dealt deck, with the called 4th copy counted as SP once it became one in generic216), the
+acting seat's mask is non-empty and equals `legal_actions()`, a random illegal action raises
+`IllegalActionError` and changes nothing, observations stay in [0, 1] with the declared size.
+
+At the end: the game ended within its step bound and the replay (through JSON) reproduces
+the result, and by how it ended (`GameResult.end`):
+
+* "played": places are 1..5, roles are one emperor (or solo), at most one guard and rebels;
+  scores sum to zero, except qingdao, where each seat's score is its team's sum of the
+  individual points (which sum to zero); in qingdao exactly four players went out;
+* "void" (流局, presets with a void deal): no places, roles "none", emperor = guard = -1,
+  every score 0;
+* "surrender" (投降, qingdao): no places, the solo emperor -4 and every other seat +1.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from baohuang_env import Game, IllegalActionError, get_rules
-from baohuang_env.cards import deck_counts
+from baohuang_env.cards import NUM_SEATS, dealt_counts
 from baohuang_env.encoding import Encoder
 from baohuang_env.rules import Rules
 
@@ -28,8 +39,61 @@ from baohuang_env.rules import Rules
 def step_bound(rules: Rules) -> int:
     """Most steps a deal can take: every role decision, then per card played at most one
     play and four passes, plus four passes closing each trick."""
-    role_decisions = 10  # jj: at most 5 abdication decisions + 5 declarations
+    role_decisions = 2 * NUM_SEATS + 5 * NUM_SEATS  # two circles of abdication; five rounds of five
     return role_decisions + 2 * 5 * rules.deck_size
+
+
+def expected_cards(game: Game, dealt: np.ndarray) -> np.ndarray:
+    """Cards per kind in hands + played + pile: the dealt deck, except that in generic216 the
+    called card's 4th copy counts as SP once it became one."""
+    expected = dealt.copy()
+    sp = game.kinds.sp
+    if sp >= 0 and (sum(h[sp] for h in game.hands) + game.total_played[sp]):
+        kind, _ = game.table.call_of(game.called)
+        expected[kind] -= 1
+        expected[sp] += 1
+    return expected
+
+
+def check_result(game: Game) -> list[str]:
+    """The end-of-deal invariants of the module docstring."""
+    problems: list[str] = []
+    res, rules = game.result, game.rules
+    if res.end == "void":
+        if not rules.void_deal:
+            problems.append("a void deal in rules without one")
+        if res.places != [0] * NUM_SEATS or res.roles != ["none"] * NUM_SEATS or res.scores != [0] * NUM_SEATS \
+                or res.emperor != -1 or res.guard != -1:
+            problems.append(f"void deal with places {res.places}, roles {res.roles}, scores {res.scores}, "
+                            f"emperor {res.emperor}, guard {res.guard}")
+        return problems
+    if res.end == "surrender":
+        e = res.emperor
+        want = [-4 if s == e else 1 for s in range(NUM_SEATS)]
+        if not rules.surrender or res.guard != e or res.scores != want or res.places != [0] * NUM_SEATS:
+            problems.append(f"surrender with scores {res.scores} (want {want}), places {res.places}, "
+                            f"guard {res.guard}, emperor {e}")
+        return problems
+    if res.end != "played":
+        return [f"unknown end {res.end!r}"]
+    if sorted(res.places) != [1, 2, 3, 4, 5]:
+        problems.append(f"places {res.places} are not 1..5")
+    royal = {res.emperor, res.guard}
+    want_roles = ["solo" if s == res.emperor and res.guard == res.emperor else "emperor" if s == res.emperor
+                  else "guard" if s == res.guard else "rebel" for s in range(NUM_SEATS)]
+    if res.roles != want_roles:
+        problems.append(f"roles {res.roles} do not match emperor {res.emperor} and guard {res.guard}")
+    if rules.scoring == "qingdao":
+        points = res.points if res.points is not None else res.scores
+        team = [sum(points[t] for t in range(NUM_SEATS) if (t in royal) == (s in royal)) for s in range(NUM_SEATS)]
+        if sum(points) != 0 or res.scores != team:
+            problems.append(f"qingdao points {points} do not sum to zero or team scores {res.scores} != {team}")
+        out = sum(1 for e in game.log if e[0] == "out")
+        if out != NUM_SEATS - 1:
+            problems.append(f"qingdao deal ended with {out} players out (four must be)")
+    elif sum(res.scores) != 0:
+        problems.append(f"scores {res.scores} do not sum to zero")
+    return problems
 
 
 def check_game(rules: Rules, seed: int) -> list[str]:
@@ -37,13 +101,13 @@ def check_game(rules: Rules, seed: int) -> list[str]:
     problems: list[str] = []
     rng = random.Random(seed)
     enc = Encoder(rules)
-    deck = deck_counts(rules).astype(np.int64)
+    dealt = dealt_counts(rules).astype(np.int64)
     game = Game(rules, seed=seed)
     bound = step_bound(rules)
     steps = 0
     while not game.is_over:
-        held = np.array(game.hands, dtype=np.int64).sum(axis=0)
-        if not np.array_equal(held + np.array(game.total_played), deck):
+        held = np.array(game.hands, dtype=np.int64).sum(axis=0) + np.array(game.pile)
+        if not np.array_equal(held + np.array(game.total_played), expected_cards(game, dealt)):
             problems.append(f"step {steps}: cards not conserved")
         mask = game.legal_mask()
         legal = game.legal_actions()
@@ -74,10 +138,10 @@ def check_game(rules: Rules, seed: int) -> list[str]:
             break
     if game.is_over:
         res = game.result
-        if sorted(res.places) != [1, 2, 3, 4, 5]:
-            problems.append(f"places {res.places} are not 1..5")
-        if sum(res.scores) != 0:
-            problems.append(f"scores {res.scores} do not sum to zero")
+        held = np.array(game.hands, dtype=np.int64).sum(axis=0) + np.array(game.pile)
+        if not np.array_equal(held + np.array(game.total_played), expected_cards(game, dealt)):
+            problems.append("cards not conserved at the end")
+        problems += check_result(game)
         replayed = Game.from_replay(json.loads(json.dumps(game.to_replay())))
         if replayed.result != res:
             problems.append("replay did not reproduce the result")
@@ -124,7 +188,7 @@ class _Inline:
 def add_parser(sub) -> None:
     p = sub.add_parser("fuzz", help="play random games and check every invariant")
     p.add_argument("--games", type=int, default=1000)
-    p.add_argument("--preset", default="jj")
+    p.add_argument("--preset", default="jj", help="rule preset (default jj); every preset is checked")
     p.add_argument("--seed", type=int, default=0, help="first game seed; game i uses seed + i")
     p.add_argument("--workers", type=int, default=1, help="processes to use (default 1)")
 

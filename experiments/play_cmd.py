@@ -3,14 +3,17 @@
     baohuang play                                   # seat 0 against four auto-play bots
     baohuang play --seat 2 --opponents random --seed 7 --save game.json
     baohuang play --opponents autoplay,random,random,autoplay
+    baohuang play --preset weihai                   # any preset: jj weihai lianzhong_classic ...
 
 `--opponents` is one agent spec for all four other seats, or four comma-separated specs for
 the other seats in seat order (skipping yours); each is built with `agents.make_agent`
 ("random", "autoplay", or "kind:path" for checkpoints once a trainer registers its kind).
 
 On your turn you see the table from your seat, your hand, the play to beat and the numbered
-legal moves. Answer with a move number, with cards (`888+SJ`, `TTT`, `8x5`, `pass`), or with
-a decision name (`ACCEPT`, `ABDICATE`, `NO`, `OPEN_GUARD`, `OPEN_SOLO`). `help`, `hand`,
+legal moves; role-phase decisions are listed in words with the Chinese term ("abdicate
+(让位)", "grab the solo (抢独)", "call ♠K (叫牌)"). Answer with a move number, with cards
+(`888+SJ`, `TTT`, `8x5`, `pass`), with a decision name (`ACCEPT`, `ABDICATE`, `NO`,
+`OPEN_GUARD`, `OPEN_SOLO`, `GRAB`, `REBEL`, `KICK`, ...), or with a call (`call ♠K`, `call SK`). `help`, `hand`,
 `table`, `moves` and `quit` are commands. Anything else is refused with the reason and asked
 again. When you have exactly one legal move it is made for you (say `--ask-forced` to be
 asked anyway). At the end the result is shown, and `--save FILE` writes the replay
@@ -26,11 +29,11 @@ from typing import Any
 import numpy as np
 
 from experiments.terminal import read_line
-from baohuang_env.cards import NUM_SEATS
+from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import Game, IllegalActionError
 from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, format_play, parse_play
-from baohuang_env.render import format_hand, render_table
+from baohuang_env.render import STEP_WORDS, decision_words, format_hand, render_table, role_step
 from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules
 
@@ -47,13 +50,19 @@ How to answer:
   a number        the move with that number in the list (#7 also works)
   cards           888, 888+SJ, 9999+BJ+SJ, TTT or 10 10 10 (tens), 8x5 (five 8s), BJ+SJ
   pass            pass (only when following; the leader must play)
-  a decision      ACCEPT, ABDICATE, NO, OPEN_GUARD, OPEN_SOLO (in the role phase)
+  a decision      ACCEPT, ABDICATE, DECLINE, NO, OPEN_GUARD, OPEN_SOLO, GRAB, REBEL, KICK,
+                  SURRENDER (role phase), APPLY_WIND (qingdao, answering a finisher's last play)
+  a call          call ♠K, call SK (suits C D H S), call BJ (calling presets, role phase)
   hand | table | moves | help | quit
 A number that also reads as cards you hold (2, 8, 88, 10 ...) is ambiguous: you are asked
 whether you mean the move with that number (m) or the cards (c). #7 is always move 7.
 Beating a play: the same number of cards, each strictly higher once both plays are sorted
-high to low (6 < 7 < ... < A < 2 < SJ < BJ). A play with a BJ cannot be beaten; k SJs need
-k BJs. 6s may only be played as your very last cards, all together and without jokers."""
+high to low (6 < 7 < ... < A < 2 < SJ < BJ [< SP 特画]). A play with a BJ cannot be beaten
+(except by SP); k SJs need k BJs. Under hold-the-sixes (憋6) 6s may only be played as your
+very last cards, all together (and without jokers in jj and weihai)."""
+
+#: Suit letters accepted in `call SK` (clubs, diamonds, hearts, spades).
+SUIT_LETTERS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
 class Quit(Exception):
@@ -64,23 +73,54 @@ class EndOfInput(Exception):
     """Standard input ran out."""
 
 
-def decision_help(game: Game, seat: int, name: str) -> str:
-    """A one-line explanation of a role decision for the deciding seat."""
-    up = (seat - 1) % NUM_SEATS
+def decision_help(game: Game, seat: int, action: int) -> str:
+    """A role decision in words for the deciding seat: the plain words with the Chinese
+    term, then what it does."""
+    action = int(action)
+    words = decision_words(game, action, seat, private=True)
+    rules, table = game.rules, game.table
+    step = role_step(game)
+    up, ll = (seat - 1) % NUM_SEATS, (seat + 2) % NUM_SEATS
+    if table.is_call(action):
+        card = table.describe(action).replace("CALL ", "")
+        what = "you become the emperor; the holder of the fourth copy is your guard, or you play a hidden solo " \
+               "(暗独) if you hold all four"
+        if rules.special_card:
+            what += "; that fourth copy becomes the special card SP (特画)"
+        return f"{words}: {card} shown to everyone; {what}"
+    name = table.describe(action)
     solo_warning = " (you also hold the guard card: you would play alone, a solo)" \
-        if seat == game.guard_card_seat else ""
-    asked_guard = game.phase == "role" and seat == game.guard and seat != game.emperor
-    asked_solo = game.phase == "role" and seat == game.guard == game.emperor
+        if seat == game.guard_card_seat and rules.guard_selection == "fixed_card" else ""
+    tribute = ""
+    if rules.tribute and game.role_state.get("declines", 0) >= 1:
+        tribute = "; you add your highest non-joker card (a 2 if you have one) to the tribute pile (贴牌)"
+    open_guard_effect = {"weihai": "scored by the Weihai split table, and the rebels may kick (踢)",
+                         "qingdao": "no score effect in qingdao"}.get(rules.scoring,
+                                                                      "every score of the deal is doubled")
     texts = {
-        "ACCEPT": "become the emperor and lead the first trick" + solo_warning,
-        "ABDICATE": f"pass the emperor card to your upper seat (seat {up}), who decides next",
-        "NO": ("stay a hidden guard (暗保): only you know" if asked_guard else
-               "play a hidden solo (暗独): +12 / 0 / -12 by your place" if asked_solo else
-               "nothing to declare"),
-        "OPEN_GUARD": "reveal yourself as the guard (明保): every score of the deal is doubled",
-        "OPEN_SOLO": "announce an open solo (明独): +24 if you go out first, else -24; ends at the first player out",
+        "ACCEPT": "become the emperor and lead the first trick" + solo_warning
+        + (" and take the tribute pile (贴牌)" if any(game.pile) else ""),
+        "ABDICATE": f"pass the emperor card to your upper seat (seat {up}), who decides next" + tribute,
+        "DECLINE": f"the emperor card goes to seat {ll}, who must accept; you stay the guard (everyone learns it)",
+        "OPEN_GUARD": f"reveal yourself as the guard: {open_guard_effect}",
+        "OPEN_SOLO": "announce that you play alone: +24 if you go out first, else -24; ends at the first player out"
+        if rules.scoring != "qingdao" else "announce that you play alone: every point is doubled",
+        "GRAB": "become an open-solo emperor with no guard (+24 if you go out first, else -24)",
+        "REBEL": "declare yourself a rebel: one alone fails and is marked; two or more reveal the guard"
+        if rules.rebellion != "declaration" else "show everyone you are a rebel (no score effect)",
+        "KICK": "double the score; "
+        + ("one kick of the emperor or guard is enough" if game.rebellion == "succeeded" else "two kicks are needed"),
+        "SURRENDER": "give up before play: you pay 4, every other seat gets 1",
+        "APPLY_WIND": "lead next if nobody beats the finisher's last play (接风)",
     }
-    return texts.get(name, name)
+    if name == "NO":
+        if words == "hidden guard (暗保)":
+            return f"{words}: stay a hidden guard, only you know"
+        if words == "hidden solo (暗独)":
+            return f"{words}: play a hidden solo: +12 / 0 / -12 by your place"
+        return {"declaration": "nothing to declare", "guard": "nothing to declare",
+                "solo": "nothing to declare"}.get(step or "", words)
+    return f"{words}: {texts[name]}" if name in texts else words
 
 
 def move_list(game: Game, legal: np.ndarray) -> list[int]:
@@ -89,7 +129,7 @@ def move_list(game: Game, legal: np.ndarray) -> list[int]:
     table = game.table
 
     def key(a: int) -> tuple:
-        if a < FIRST_PLAY:
+        if a < FIRST_PLAY or table.is_call(a):
             return (0, a)
         p = a - FIRST_PLAY
         n, jokers = int(table.n[p]), int(table.small[p]) + int(table.big[p])
@@ -104,18 +144,21 @@ def format_moves(game: Game, seat: int, moves: list[int], full: bool) -> tuple[l
     table = game.table
     shown = moves
     if not full and len(moves) > COMPACT_ABOVE:
-        shown = [a for a in moves if a < FIRST_PLAY
+        shown = [a for a in moves if a < FIRST_PLAY or table.is_call(a)
                  or int(table.small[a - FIRST_PLAY]) + int(table.big[a - FIRST_PLAY]) == 0
                  or int(table.n[a - FIRST_PLAY]) == 0]
     width = len(str(len(moves)))
     texts = [game.describe(a) for a in shown]
-    cell_width = width + 3 + max((len(t) for a, t in zip(shown, texts, strict=True) if not 1 <= a < FIRST_PLAY),
-                                     default=4)
+    def decision(a: int) -> bool:
+        return 1 <= a < FIRST_PLAY or table.is_call(a)
+
+    cell_width = width + 3 + max((len(t) for a, t in zip(shown, texts, strict=True) if not decision(a)),
+                                 default=4)
     lines: list[str] = []
     groups: list[tuple[Any, list[str]]] = []  # plays of one rank (with or without jokers) together
     for i, (a, text) in enumerate(zip(shown, texts, strict=True), 1):
-        if 1 <= a < FIRST_PLAY:
-            lines.append(f"  {i:>{width}}  {text:<11}{decision_help(game, seat, text)}")
+        if decision(a):
+            lines.append(f"  {i:>{width}}  {text:<11}{decision_help(game, seat, a)}")
             continue
         p = a - FIRST_PLAY
         key = "pass" if a == PASS else (int(table.rank[p]), int(table.small[p]) + int(table.big[p]) > 0)
@@ -145,15 +188,34 @@ def turn_hint(game: Game, seat: int) -> str:
     """What the seat to move is asked to do, in words."""
     if game.phase == "role":
         step = game.rules.role_steps[game.step_index]
+        st = game.role_state
         if step == "abdication":
-            return "You hold the emperor card: ACCEPT the throne or ABDICATE."
-        return f"Declaration round (asked of every seat from the emperor, seat {game.emperor})."
+            text = "You hold the emperor card: accept the throne (登基) or abdicate (让位)."
+            if game.rules.void_deal:
+                text += f" Abdications so far: {st.get('declines', 0)} (ten make a void deal 流局)."
+            return text
+        if step == "decline":
+            return "You were dealt the emperor card: accept the throne (登基)" + (
+                ", or decline (让位给隔一家) since you also hold the guard card." if game.guard_card_seat == seat
+                else ".")
+        if step == "call":
+            if st.get("forced"):
+                return "Forced call (逼位): you hold a triple, so you must call (叫牌) one."
+            return ("Calling round (叫牌): call a suit-rank you hold three times (its fourth copy's holder is your "
+                    "guard) or four times (a solo), or abdicate (让位).")
+        if step == "declaration":
+            return f"Declaration round (asked of every seat from the emperor, seat {game.emperor})."
+        where = f" The emperor is seat {game.emperor}." if game.emperor >= 0 else ""
+        return f"Role phase: {STEP_WORDS[step]}.{where}"
     trick = game.trick
     if trick is None:
         return "You lead: play anything (no pass)."
     play, by = trick
-    return (f"To beat: {format_play(play)} by seat {by}: {play.size} card{'s' * (play.size > 1)}, "
+    text = (f"To beat: {format_play(play)} by seat {by}: {play.size} card{'s' * (play.size > 1)}, "
             "each higher once sorted, or pass.")
+    if game.legal_mask()[DECISION_ID["APPLY_WIND"]]:
+        text += f" Seat {by} is out: you may apply for the wind (申请接风)."
+    return text
 
 
 def _normalize_decision(text: str) -> str:
@@ -233,6 +295,8 @@ class HumanTurn:
         name = _normalize_decision(text)
         if name in DECISION_ID:
             return self._decision(name)
+        if name.startswith("CALL_"):
+            return self._call(name[5:])
         m = re.fullmatch(r"#\s*(\d+)|(\d+)\.?", text)
         if m and m.group(1):
             return self._numbered(int(m.group(1)))
@@ -248,6 +312,31 @@ class HumanTurn:
             raise ValueError(f"{name} is a role-phase decision; now play cards or pass")
         choices = ", ".join(self.game.describe(a) for a in self.moves)
         raise ValueError(f"{name} is not a choice now; choose {choices}")
+
+    def _call(self, card: str) -> int:
+        """A legal call from what follows the word call: "♠K", "K♠", "SK", "KS", "BJ", "SJ"
+        (SJ is the small joker; the jack of spades is ♠J or JS)."""
+        game = self.game
+        table, kinds = game.table, game.kinds
+        letters = {v: k for k, v in SUIT_LETTERS.items()}
+        calls = [a for a in self.moves if table.is_call(a)]
+        if not calls:
+            raise ValueError("no call is possible now")
+        wanted = card.replace("_", "").upper()
+        for a in calls:
+            kind, suit = table.call_of(a)
+            name = kinds.names[kind]
+            if kind >= kinds.num_ranks:
+                forms = {name}
+            else:
+                sym = SUITS[suit]
+                forms = {f"{x}{n}" for x in (sym, letters[sym]) for n in {name, "T" if name == "10" else name}}
+                forms |= {f"{n}{x}" for x in (sym, letters[sym]) for n in {name, "T" if name == "10" else name}}
+                forms.discard("SJ")
+            if wanted in forms:
+                return a
+        raise ValueError(f"cannot call {card.replace('_', '')}; the calls open to you: "
+                         + ", ".join(game.describe(a) for a in calls))
 
     def _numbered(self, k: int) -> int:
         if not 1 <= k <= len(self.moves):
@@ -338,11 +427,12 @@ def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
     human = HumanTurn(game, seat, read, out)
     while not game.is_over:
         p = game.current_player
+        step = role_step(game)
         if p == seat:
             legal = game.legal_actions()
             if legal.size == 1 and not ask_forced:
                 action = int(legal[0])
-                out(f"  (your only move: {game.describe(action)})")
+                out(f"  (your only move: {decision_words(game, action, seat, private=True)})")
             else:
                 try:
                     action = human.ask()
@@ -356,7 +446,7 @@ def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
             action = int(bots[p].act(encoder.encode(game, p), game.legal_mask()))
         game.step(action)
         for event in game.log[shown:]:
-            out(_you(event_text(game, event), seat))
+            out(_you(event_text(game, event, step), seat))
         shown = len(game.log)
     out("")
     out(render_table(game, viewer=None))

@@ -25,7 +25,7 @@ from experiments.terminal import read_line
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
 from baohuang_env.melds import format_play
-from baohuang_env.render import ROLE_NAMES, describe_event, format_hand, public_role
+from baohuang_env.render import ROLE_NAMES, STEP_WORDS, describe_event, format_hand, public_role, role_step
 from baohuang_env.replay import load_replay
 
 InputFn = Callable[[str], str]
@@ -38,20 +38,10 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(width - shown, 1)
 
 
-def event_text(game: Game, event: tuple) -> str:
-    """An event of `Game.log` in words (`describe_event`), with role decisions explained."""
-    text = describe_event(game, event)
-    if event[0] != "decide":
-        return text
-    seat, name = event[1], game.describe(event[2])
-    notes = {
-        "ACCEPT": "takes the throne",
-        "ABDICATE": f"the emperor card passes to seat {(seat - 1) % NUM_SEATS}",
-        "NO": "nothing declared",
-        "OPEN_GUARD": "reveals himself as the guard (明保): all scores doubled",
-        "OPEN_SOLO": "the emperor plays alone, openly (明独)",
-    }
-    return f"{text} ({notes[name]})" if name in notes else text
+def event_text(game: Game, event: tuple, step: str | None = None) -> str:
+    """An event of `Game.log` in words (`describe_event`); `step` is the role step a decision
+    answered (`role_step(game)` just before it), which says what a NO meant."""
+    return describe_event(game, event, step)
 
 
 def known_role(game: Game, seat: int) -> str:
@@ -116,8 +106,10 @@ def table_text(game: Game, hands_of: set[int] | None = None, viewer: int | None 
     elif game.phase == "play":
         lines.append(f"seat {game.current_player} leads a new trick")
     elif game.phase == "role":
+        if any(game.pile):
+            lines.append(f"tribute pile (贴牌) with the emperor card: {format_hand(game.pile, names)}")
         step = game.rules.role_steps[game.step_index]
-        lines.append(f"role phase ({step}): seat {game.current_player} decides")
+        lines.append(f"role phase, {STEP_WORDS[step]}: seat {game.current_player} decides")
     return "\n".join(lines)
 
 
@@ -126,14 +118,32 @@ def result_lines(game: Game) -> list[str]:
     res = game.result
     if res is None:
         return ["the game is not over"]
-    lines = ["Result:", f"{'seat':<6}{'place':<7}{_pad('role', 22)}{'score':>6}"]
+    points = res.points is not None
+    head = f"{'seat':<6}{'place':<7}{_pad('role', 22)}{'score':>6}" + (f"{'points':>8}" if points else "")
+    lines = ["Result:", head]
     for s in sorted(range(NUM_SEATS), key=lambda s: res.places[s]):
-        lines.append(f"{s:<6}{res.places[s]:<7}{_pad(ROLE_NAMES[res.roles[s]], 22)}{res.scores[s]:>+6d}")
-    if res.solo != "none":
-        lines.append(f"seat {res.emperor} played a {res.solo} solo against the other four")
+        lines.append(f"{s:<6}{res.places[s]:<7}{_pad(ROLE_NAMES[res.roles[s]], 22)}{res.scores[s]:>+6d}"
+                     + (f"{res.points[s]:>+8d}" if points else ""))
+    if res.end == "void":
+        lines.append("void deal (流局): nobody became emperor; no score, the cards are dealt again")
+        return lines
+    if res.end == "surrender":
+        lines.append(f"seat {res.emperor}, a solo emperor, surrendered (投降) before play")
+    elif res.solo != "none":
+        how = "grabbed the solo (抢独) and played it openly" if res.grabbed else f"played a {res.solo} solo"
+        lines.append(f"seat {res.emperor} {how} against the other four")
     else:
-        note = " (open guard: scores doubled)" if res.open_guard else ""
+        note = ""
+        if res.open_guard:
+            note = {"weihai": " (open guard 明保: Weihai split table)", "qingdao": " (open guard 明保)"}.get(
+                game.rules.scoring, " (open guard 明保: scores doubled)")
         lines.append(f"emperor: seat {res.emperor}, guard: seat {res.guard}{note}")
+    if res.rebellion != "none":
+        lines.append(f"rebellion (造反): {res.rebellion}")
+    if res.kicked:
+        lines.append("kick (踢): scores doubled")
+    if points:
+        lines.append("score = the team's sum of the place points (qingdao)")
     return lines
 
 
@@ -191,6 +201,7 @@ def main(args, input_fn: InputFn | None = None) -> int:
     shown = 1
     stepping = args.step
     for i, action in enumerate(final.actions, 1):
+        step = role_step(game)
         if stepping:
             try:
                 answer = read(f"[Enter] next action {i}/{n}, c = continue to the end, q = quit: ").strip().lower()
@@ -205,7 +216,7 @@ def main(args, input_fn: InputFn | None = None) -> int:
         game.step(action)
         print()
         for event in game.log[shown:]:
-            print(f"[{i}/{n}] {event_text(game, event)}")
+            print(f"[{i}/{n}] {event_text(game, event, step)}")
         shown = len(game.log)
         print(table_text(game, hands_of, args.seat))
         if args.delay and not stepping:

@@ -121,7 +121,8 @@ def test_play_refuses_bad_input_with_reasons_and_finishes():
         assert message in text, message
     assert sum("'2' is move 2 (9) or the cards 2" in p for p in script.prompts) == 2  # 'x' asked again
     assert "seat 0 (you) plays 9" in text  # the move, not the single 2
-    assert "NO         stay a hidden guard" in text and "OPEN_GUARD reveal yourself as the guard" in text
+    assert "NO         hidden guard (暗保): stay a hidden guard" in text
+    assert "OPEN_GUARD open guard (明保): reveal yourself as the guard" in text
     assert game.is_over and game.open_guard  # "open guard" was read as OPEN_GUARD
     assert game.result.scores == [6, 12, -6, -6, -6]
     assert "Your score: +6" in text
