@@ -25,6 +25,17 @@ def _dmc_agent(arg, rules, seed):
 
 register_agent("dmc", _dmc_agent)
 
+
+def _ppo_agent(arg, rules, seed):
+    if not arg:
+        raise ValueError("a PPO agent needs its checkpoint: ppo:path/to/model.pt")
+    from .ppo.agent import PPOAgent  # torch is imported only when a PPO agent is asked for
+
+    return PPOAgent.from_checkpoint(arg, rules)
+
+
+register_agent("ppo", _ppo_agent)
+
 __all__ = [
     "AGENT_KINDS", "Agent", "AutoPlayAgent", "GreedyAgent", "HeuristicAgent", "RandomAgent", "make_agent",
     "register_agent",

@@ -1,6 +1,8 @@
 """Typed trainer configs: YAML files in `configs/` loaded into dataclasses, with `key=value`
 overrides from the command line. Unknown keys and wrongly typed values are errors that name
 the key and the expected type, so a typo never silently trains with a default.
+Supported field types: str, int, float, bool, lists of those, and mappings such as
+`dict[str, float]` (YAML `{a: 0.5, b: 0.5}`, or `key=a:0.5,b:0.5` on the command line).
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ def _coerce(name: str, value: Any, kind: Any) -> Any:
             raise ValueError(f"config key {name!r} expects a list, got {value!r}")
         items = [_coerce(name, v, inner) for v in value]
         return tuple(items) if origin is tuple else items
+    if origin is dict:
+        key_kind, value_kind = typing.get_args(kind) or (Any, Any)
+        if isinstance(value, str) and value.strip():  # "a:1,b:2" from a command line
+            pairs = [item.partition(":") for item in value.split(",") if item.strip()]
+            if all(sep and k.strip() for k, sep, _ in pairs):
+                value = {k.strip(): yaml.safe_load(v) for k, _, v in pairs}
+        if not isinstance(value, dict):
+            raise ValueError(f"config key {name!r} expects a mapping such as {{a: 1, b: 2}}, got {value!r}")
+        return {_coerce(name, k, key_kind): _coerce(f"{name}.{k}", v, value_kind) for k, v in value.items()}
     if kind is Any:
         return value
     if kind is bool:

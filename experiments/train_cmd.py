@@ -1,4 +1,4 @@
-"""`baohuang train dmc --config configs/dmc_quick.yaml [key=value ...] [--resume RUN]`.
+"""`baohuang train {dmc,ppo} --config configs/<algo>_quick.yaml [key=value ...] [--resume RUN]`.
 
 Trains, then evaluates the final networks against the config's scripted bots on a fixed,
 held-out duplicate deal set, with both evaluation protocols (docs/evaluation.md), and prints
@@ -7,12 +7,23 @@ the tables.
 
 from __future__ import annotations
 
-import sys
+#: algorithm (also its agent kind) -> (config class, train function), imported when used (torch).
+ALGOS = {
+    "dmc": ("agents.dmc.config:DMCConfig", "agents.dmc.trainer:train"),
+    "ppo": ("agents.ppo.config:PPOConfig", "agents.ppo.trainer:train"),
+}
+
+
+def _load(path: str):
+    import importlib
+
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("train", help="train an agent (dmc) with self-play")
-    p.add_argument("algo", choices=["dmc"], help="training algorithm")
+    p = sub.add_parser("train", help="train an agent (dmc or ppo) with self-play")
+    p.add_argument("algo", choices=sorted(ALGOS), help="training algorithm")
     p.add_argument("--config", help="YAML config (see configs/); defaults when omitted")
     p.add_argument("--resume", help="run directory or checkpoint to continue")
     p.add_argument("--no-eval", action="store_true", help="skip the final evaluation table")
@@ -22,26 +33,20 @@ def add_parser(sub) -> None:
 
 def main(args) -> int:
     from agents.config import load_config
-    from agents.dmc.config import DMCConfig
-    from agents.dmc.trainer import MODEL_NAME, train
-    from agents.evaluate import evaluate_agents, format_markdown, validate_specs
+    from agents.evaluate import validate_specs
+    from agents.training import MODEL_NAME, final_evaluation
     from baohuang_env import get_rules
 
-    cfg = load_config(DMCConfig, args.config, args.overrides)
+    config_cls, train = (_load(path) for path in ALGOS[args.algo])
+    cfg = load_config(config_cls, args.config, args.overrides)
     rules = get_rules(cfg.preset)
     if not args.no_eval or cfg.eval_minutes > 0:
         validate_specs(cfg.eval_opponents, rules)  # a typo in the bots fails now, not after training
+    opponents = getattr(cfg, "opponent_specs", list)()
+    if opponents:
+        validate_specs(opponents, rules)
     run_dir = train(cfg, resume=args.resume)
     if args.no_eval:
         return 0
-    spec = f"dmc:{run_dir / MODEL_NAME}"
-    seeds = list(range(cfg.eval_deal_seed, cfg.eval_deal_seed + cfg.final_eval_deals))
-    # team: the agent plays a whole side against the bot's side (the headline win rate);
-    # seat: the agent in one seat among four copies of the bot, every seat of every deal
-    for protocol in ("team", "seat"):
-        print(f"evaluating {spec} ({protocol} protocol) on {len(seeds)} held-out duplicate deals against "
-              f"{', '.join(cfg.eval_opponents)} ...", file=sys.stderr, flush=True)
-        report = evaluate_agents([spec, *cfg.eval_opponents], rules, seeds, pairs="first", workers=args.workers,
-                                 out_dir=run_dir / f"eval-{protocol}", protocol=protocol)
-        print(format_markdown(report))
+    final_evaluation(f"{args.algo}:{run_dir / MODEL_NAME}", cfg, rules, run_dir, workers=args.workers)
     return 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
-import random
 import sys
 import time
 from dataclasses import dataclass
@@ -20,21 +19,31 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.utils.tensorboard import SummaryWriter
 
 from baohuang_env import get_rules
 from baohuang_env.encoding import Encoder
 
 from ..checkpoint import load_checkpoint, save_checkpoint
-from ..config import config_from_dict, config_to_dict, save_config
+from ..config import config_from_dict, config_to_dict
+from ..training import (
+    CHECKPOINT_NAME,
+    MODEL_NAME,
+    checkpoint_path,
+    export_model,
+    evaluate_live,
+    log_eval,
+    rng_state,
+    seed_everything,
+    set_rng_state,
+    start_run,
+)
 from .actor import Collector, actor_process, make_buffers
 from .agent import DMCAgent, dmc_compatibility
 from .config import DMCConfig
 from .features import ActionFeatures
 from .model import ROLES, QNetwork
 
-CHECKPOINT_NAME = "checkpoint.pt"
-MODEL_NAME = "model.pt"  # weights only (no optimizer state): small enough to ship
+__all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "Counters", "evaluate_live", "export_model", "train"]
 
 
 @dataclass
@@ -43,31 +52,6 @@ class Counters:
     updates: int = 0
     rows: int = 0  # rows regressed on
     elapsed_s: float = 0.0  # training time over all resumes
-
-
-def seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-    torch.backends.cudnn.deterministic = True
-
-
-def _run_dir(cfg: DMCConfig) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path(cfg.runs_dir) / f"baohuang-{cfg.preset}__{cfg.exp_name}__{cfg.seed}__{stamp}"
-    path.mkdir(parents=True, exist_ok=False)
-    return path
-
-
-def _rng_state() -> dict[str, Any]:
-    return {"python": random.getstate(), "numpy": np.random.get_state()[1].tolist(),
-            "numpy_pos": int(np.random.get_state()[2]), "torch": torch.get_rng_state()}
-
-
-def _set_rng_state(state: dict[str, Any]) -> None:
-    random.setstate((state["python"][0], tuple(state["python"][1]), state["python"][2]))
-    np.random.set_state(("MT19937", np.array(state["numpy"], dtype=np.uint32), state["numpy_pos"]))
-    torch.set_rng_state(state["torch"])
 
 
 def checkpoint_payload(cfg: DMCConfig, rules, nets, optimizers, counters: Counters, obs_size: int,
@@ -79,24 +63,8 @@ def checkpoint_payload(cfg: DMCConfig, rules, nets, optimizers, counters: Counte
         "models": {role: net.state_dict() for role, net in zip(ROLES, nets, strict=True)},
         "optimizers": {role: opt.state_dict() for role, opt in zip(ROLES, optimizers, strict=True)},
         "counters": vars(counters).copy(),
-        "rng": _rng_state(),
+        "rng": rng_state(),
     }
-
-
-def export_model(checkpoint: str | os.PathLike, out: str | os.PathLike) -> None:
-    """Write a playing-only copy of a checkpoint: the networks, their shapes, the rules
-    fingerprint, config and counters, without optimizer or RNG state."""
-    ckpt = load_checkpoint(checkpoint)
-    keep = ("compat", "config", "arch", "models", "counters")
-    save_checkpoint(out, {k: ckpt[k] for k in keep})
-
-
-def evaluate_live(agent: DMCAgent, opponents: list[str], rules, deals: int, first_seed: int) -> dict[str, Any]:
-    """Duplicate evaluation of a live agent against each opponent (the evaluation harness)."""
-    from ..evaluate import evaluate_against
-
-    seeds = list(range(first_seed, first_seed + deals))
-    return {opp: evaluate_against(agent, opp, rules, seeds) for opp in opponents}
 
 
 def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
@@ -105,11 +73,9 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
     obs_size = Encoder(rules).size
     action_size = ActionFeatures(rules).size
     counters = Counters()
-    ckpt = None
+    ckpt = run_dir = None
     if resume is not None:
-        ckpt_path = Path(resume)
-        if ckpt_path.is_dir():
-            ckpt_path = ckpt_path / CHECKPOINT_NAME
+        ckpt_path = checkpoint_path(resume)
         ckpt = load_checkpoint(ckpt_path, expect=dmc_compatibility(rules))
         saved = config_from_dict(DMCConfig, ckpt["config"], source=str(ckpt_path))
         if (saved.hidden, saved.head) != (cfg.hidden, cfg.head):
@@ -117,9 +83,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
                              f"(hidden/head {saved.hidden}/{saved.head} vs {cfg.hidden}/{cfg.head})")
         run_dir = ckpt_path.parent
         counters = Counters(**ckpt["counters"])
-    else:
-        run_dir = _run_dir(cfg)
-    save_config(cfg, run_dir / "config.yaml")
+    run_dir, writer = start_run(cfg, run_dir)
 
     seed_everything(cfg.seed + counters.updates)
     torch.set_num_threads(1)
@@ -129,14 +93,10 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
         for role, net, opt in zip(ROLES, nets, optimizers, strict=True):
             net.load_state_dict(ckpt["models"][role])
             opt.load_state_dict(ckpt["optimizers"][role])
-        _set_rng_state(ckpt["rng"])
+        set_rng_state(ckpt["rng"])
         print(f"resumed {run_dir} at {counters.frames} frames, {counters.updates} updates", file=log)
     for net in nets:
         net.share_memory()
-
-    writer = SummaryWriter(str(run_dir))
-    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-        f"|{k}|{v}|" for k, v in config_to_dict(cfg).items()))
 
     # --- buffers and actors -------------------------------------------------------------
     ctx = mp.get_context("spawn")
@@ -258,11 +218,4 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
 
 
 def _log_eval(writer, nets, cfg: DMCConfig, rules, step: int, deals: int, log) -> dict[str, Any]:
-    agent = DMCAgent(rules, nets)
-    results = evaluate_live(agent, cfg.eval_opponents, rules, deals, cfg.eval_deal_seed)
-    for opp, res in results.items():
-        writer.add_scalar(f"eval/winrate_vs_{opp.replace(':', '_')}", res.win_rate, step)
-        writer.add_scalar(f"eval/mean_score_diff_vs_{opp.replace(':', '_')}", res.mean_diff, step)
-    print("[dmc] eval: " + "  ".join(f"vs {o}: win {r.win_rate:.2f}" for o, r in results.items()),
-          file=log, flush=True)
-    return results
+    return log_eval(writer, DMCAgent(rules, nets), cfg, rules, step, deals, log, tag="dmc")

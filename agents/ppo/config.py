@@ -1,0 +1,139 @@
+"""The PPO trainer's config: one dataclass, loaded from YAML (`configs/ppo_*.yaml`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
+#: past snapshot of the learner from the pool.
+SELF, SNAPSHOTS = "self", "snapshots"
+
+
+@dataclass
+class PPOConfig:
+    """Every knob of `baohuang train ppo`. YAML keys are these field names."""
+
+    exp_name: str = "ppo"
+    """Name of the experiment, part of the run directory name."""
+    preset: str = "jj"
+    """Rule preset to train on."""
+    seed: int = 1
+    """Seeds Python, numpy and torch, and the generator that deals and samples the rollouts."""
+    objective: str = "win"
+    """Reward at the end of a deal: "win" (+1/-1/0 by the seat's score sign) or "score" (the
+    deal score times reward_scale)."""
+    reward_scale: float = 0.125
+    """Multiplies scores with objective "score" (JJ scores span -24..24)."""
+    total_minutes: float = 10.0
+    """Wall-clock training budget; training stops at whichever of this and total_frames comes first."""
+    total_frames: int = 0
+    """Stop after this many environment steps (0: no limit). When set, the learning-rate
+    schedule follows frames rather than time, so runs are reproducible."""
+
+    # --- rollouts ---------------------------------------------------------------------
+    num_games: int = 128
+    """Games played at once; every step, one batched forward pass decides for all of them."""
+    rollout_decisions: int = 8192
+    """Learner decisions (non-forced) collected per update."""
+    opponent_mix: dict[str, float] = field(
+        default_factory=lambda: {SELF: 0.5, SNAPSHOTS: 0.2, "random": 0.15, "greedy": 0.15})
+    """Weights of each game's opponent: "self" (the learner at all five seats), "snapshots"
+    (a past learner from the pool) or any agent spec ("random", "greedy", "dmc:path" ...).
+    Against an opponent the learner plays the role phase, then one side (emperor's or
+    rebels', 50/50) and the opponent the other; only the learner's decisions are trained on."""
+    pool_size: int = 8
+    """Snapshots kept in the opponent pool (the oldest goes first); the initial policy is the first."""
+    snapshot_every: int = 50
+    """Add the current policy to the pool every this many updates (0: never on a schedule)."""
+    snapshot_win_rate: float = 0.6
+    """Also add a snapshot when the learner's win rate over the last snapshot_window games
+    against snapshots reaches this (0: off)."""
+    snapshot_window: int = 200
+    """Games against snapshots in that win-rate window."""
+
+    # --- the update -------------------------------------------------------------------
+    learning_rate: float = 0.0005
+    """Adam learning rate at the start."""
+    lr_schedule: str = "linear"
+    """"constant", or "linear": decays to lr_final_fraction * learning_rate at the end of the budget."""
+    lr_final_fraction: float = 0.1
+    """Learning rate at the end of a linear schedule, as a fraction of learning_rate."""
+    update_epochs: int = 3
+    """Passes over each rollout."""
+    minibatch_size: int = 2048
+    """Decisions per gradient step."""
+    gamma: float = 1.0
+    """Discount per decision of a seat (the only reward comes at the end)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_coef: float = 0.2
+    """PPO's probability-ratio clip."""
+    clip_vloss: bool = True
+    """Clip the value update around the rollout's values (by clip_coef)."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    ent_coef: float = 0.01
+    """Entropy bonus (masked: illegal actions have no entropy term)."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    target_kl: float = 0.0
+    """Stop an update's epochs early when the approximate KL passes this (0: off)."""
+
+    # --- networks ---------------------------------------------------------------------
+    hidden: int = 256
+    """Width of the policy's state layers and of its joint state-action layer."""
+    head: int = 128
+    """Width of the policy's last hidden layer."""
+    value_hidden: int = 256
+    """Width of the value network's two hidden layers."""
+    torch_threads: int = 2
+    """Torch threads for the update (rollouts run their small forward passes on one)."""
+
+    # --- logging, checkpoints, evaluation ---------------------------------------------
+    checkpoint_minutes: float = 2.0
+    """Write a checkpoint this often (and always at the end)."""
+    eval_minutes: float = 3.0
+    """Evaluate against the scripted bots this often (0: only at the end)."""
+    eval_protocol: str = "team"
+    """Protocol of the periodic evaluation: "team" (the agent plays a whole side) or "seat"."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "autoplay", "greedy"])
+    """Scripted bots to evaluate against (agent specs)."""
+    eval_deals: int = 20
+    """Duplicate deals of the periodic evaluation."""
+    final_eval_deals: int = 100
+    """Duplicate deals of the evaluation printed at the end."""
+    eval_deal_seed: int = 1_000_000
+    """First seed of the evaluation deal set (training deals never use seeds below 2**32)."""
+    log_seconds: float = 5.0
+    """Progress line and TensorBoard scalars this often."""
+    runs_dir: str = "runs"
+    """Parent folder of run directories."""
+
+    def validate(self) -> None:
+        if self.objective not in ("score", "win"):
+            raise ValueError(f"objective must be 'score' or 'win', got {self.objective!r}")
+        if self.lr_schedule not in ("constant", "linear"):
+            raise ValueError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
+        if self.eval_protocol not in ("team", "seat"):
+            raise ValueError(f"eval_protocol must be 'team' or 'seat', got {self.eval_protocol!r}")
+        positive = {"num_games": self.num_games, "rollout_decisions": self.rollout_decisions,
+                    "update_epochs": self.update_epochs, "minibatch_size": self.minibatch_size,
+                    "hidden": self.hidden, "head": self.head, "value_hidden": self.value_hidden,
+                    "pool_size": self.pool_size, "snapshot_window": self.snapshot_window,
+                    "torch_threads": self.torch_threads}
+        for name, value in positive.items():
+            if value <= 0:
+                raise ValueError(f"{name} must be positive, got {value}")
+        if not self.opponent_mix or any(w < 0 for w in self.opponent_mix.values()) \
+                or sum(self.opponent_mix.values()) <= 0:
+            raise ValueError(f"opponent_mix needs non-negative weights with a positive sum, got {self.opponent_mix}")
+        if not 0.0 <= self.gae_lambda <= 1.0 or not 0.0 < self.gamma <= 1.0:
+            raise ValueError("gae_lambda must be in [0, 1] and gamma in (0, 1]")
+        if self.total_minutes <= 0 and self.total_frames <= 0:
+            raise ValueError("set total_minutes or total_frames to a positive value")
+
+    def opponent_specs(self) -> list[str]:
+        """The agent specs of opponent_mix (everything but "self" and "snapshots")."""
+        return [k for k, w in self.opponent_mix.items() if k not in (SELF, SNAPSHOTS) and w > 0]

@@ -1,0 +1,258 @@
+"""`baohuang train ppo`: PPO self-play with an opponent pool, top to bottom.
+
+    config -> run dir -> seeding -> actor-critic + Adam + opponent pool -> [resume]
+    -> loop { learning rate from the schedule; collect a rollout of learner decisions from
+    num_games games at once; PPO epochs over it; snapshot into the pool on schedule or when
+    the learner beats the pool; log; checkpoint; evaluate } -> final checkpoint + model.pt.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from baohuang_env import get_rules
+from baohuang_env.encoding import Encoder
+
+from ..checkpoint import save_checkpoint
+from ..config import config_from_dict, config_to_dict
+from ..dmc.features import ActionFeatures
+from ..evaluate import validate_specs
+from ..training import (
+    CHECKPOINT_NAME,
+    MODEL_NAME,
+    checkpoint_path,
+    export_model,
+    log_eval,
+    rng_state,
+    seed_everything,
+    set_rng_state,
+    start_run,
+)
+from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
+from .config import SELF, SNAPSHOTS, PPOConfig
+from .model import ActorCritic
+from .rollout import Batch, OpponentPool, Rollouts
+
+__all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "Counters", "ppo_update", "train"]
+
+
+@dataclass
+class Counters:
+    frames: int = 0  # engine steps in all training games (every decision, forced or not)
+    decisions: int = 0  # learner decisions trained on
+    updates: int = 0
+    games: int = 0
+    elapsed_s: float = 0.0  # training time over all resumes
+
+
+def architecture(cfg: PPOConfig, rules) -> dict[str, int]:
+    return {"obs_size": Encoder(rules).size, "action_size": ActionFeatures(rules).size,
+            "hidden": cfg.hidden, "head": cfg.head, "value_hidden": cfg.value_hidden}
+
+
+def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
+               features: torch.Tensor) -> dict[str, float]:
+    """PPO's clipped objective over `batch` for cfg.update_epochs epochs of minibatches.
+    Returns the `losses/*` figures (CleanRL's definitions, averaged over the last epoch)."""
+    T = len(batch)
+    obs = torch.from_numpy(batch.obs)
+    offsets, counts = batch.offsets, batch.counts
+    choice, old_logp = torch.from_numpy(batch.choice), torch.from_numpy(batch.logp)
+    adv_all, ret, old_value = torch.from_numpy(batch.adv), torch.from_numpy(batch.ret), torch.from_numpy(batch.value)
+    n_mb = max(1, round(T / cfg.minibatch_size))
+    stats: dict[str, list[float]] = defaultdict(list)
+    for _epoch in range(cfg.update_epochs):
+        stats.clear()
+        for idx in np.array_split(torch.randperm(T).numpy(), n_mb):
+            c = counts[idx]
+            rows = np.repeat(offsets[idx] - (np.cumsum(c) - c), c) + np.arange(c.sum())
+            dist = net.distribution(obs[idx], torch.from_numpy(c), features[batch.actions[rows]])
+            new_logp = dist.log_prob(choice[idx])
+            entropy = dist.entropy().mean()
+            new_value = net.get_value(obs[idx])
+            logratio = new_logp - old_logp[idx]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                stats["approx_kl"].append(((ratio - 1) - logratio).mean().item())
+                stats["clipfrac"].append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+            adv = adv_all[idx]
+            if cfg.norm_adv and len(idx) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            if cfg.clip_vloss:
+                clipped = old_value[idx] + (new_value - old_value[idx]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                v_loss = 0.5 * torch.max((new_value - ret[idx]) ** 2, (clipped - ret[idx]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((new_value - ret[idx]) ** 2).mean()
+            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            stats["policy_loss"].append(pg_loss.item())
+            stats["value_loss"].append(v_loss.item())
+            stats["entropy"].append(entropy.item())
+        if cfg.target_kl > 0 and np.mean(stats["approx_kl"]) > cfg.target_kl:
+            break
+    out = {k: float(np.mean(v)) for k, v in stats.items()}
+    var = float(np.var(batch.ret))
+    out["explained_variance"] = float("nan") if var == 0 else 1.0 - float(np.var(batch.ret - batch.value)) / var
+    return out
+
+
+def learning_rate(cfg: PPOConfig, counters: Counters) -> float:
+    """The schedule: constant, or linear from learning_rate to lr_final_fraction of it over the
+    budget (frames when total_frames is set, so that runs reproduce; otherwise time)."""
+    if cfg.lr_schedule == "constant":
+        return cfg.learning_rate
+    if cfg.total_frames > 0:
+        done = counters.frames / cfg.total_frames
+    else:
+        done = counters.elapsed_s / (cfg.total_minutes * 60)
+    done = min(max(done, 0.0), 1.0)
+    return cfg.learning_rate * (1.0 - done * (1.0 - cfg.lr_final_fraction))
+
+
+def checkpoint_payload(cfg: PPOConfig, rules, net: ActorCritic, optimizer, pool: OpponentPool,
+                       rollouts: Rollouts, counters: Counters) -> dict[str, Any]:
+    return {
+        "compat": ppo_compatibility(rules),
+        "config": config_to_dict(cfg),
+        "arch": architecture(cfg, rules),
+        "models": {"actor_critic": net.state_dict()},
+        "optimizer": optimizer.state_dict(),
+        "pool": pool.state(),
+        "counters": vars(counters).copy(),
+        "rng": {**rng_state(), "rollouts": rollouts.rng_state()},
+    }
+
+
+def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr) -> Path:
+    """Train, checkpointing into the run directory; returns it."""
+    rules = get_rules(cfg.preset)
+    validate_specs(cfg.opponent_specs(), rules)  # a typo in opponent_mix fails now
+    arch = architecture(cfg, rules)
+    counters = Counters()
+    ckpt = run_dir = None
+    if resume is not None:
+        ckpt_path = checkpoint_path(resume)
+        ckpt = load_ppo_checkpoint(str(ckpt_path), rules)
+        saved = config_from_dict(PPOConfig, ckpt["config"], source=str(ckpt_path))
+        if ckpt["arch"] != arch:
+            raise ValueError(f"cannot resume {ckpt_path}: network sizes differ from the config "
+                             f"(hidden/head/value_hidden {saved.hidden}/{saved.head}/{saved.value_hidden} vs "
+                             f"{cfg.hidden}/{cfg.head}/{cfg.value_hidden})")
+        run_dir = ckpt_path.parent
+        counters = Counters(**ckpt["counters"])
+    run_dir, writer = start_run(cfg, run_dir)
+
+    seed_everything(cfg.seed + counters.updates)
+    torch.set_num_threads(cfg.torch_threads)
+    net = ActorCritic(**arch)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    pool = OpponentPool(cfg.pool_size)
+    if ckpt is None:
+        pool.add(net, 0)  # the initial policy: the pool is never empty
+    else:
+        net.load_state_dict(ckpt["models"]["actor_critic"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        pool.load(ckpt["pool"], net)
+        set_rng_state(ckpt["rng"])
+    rollouts = Rollouts(cfg, net, pool, seed=cfg.seed * 1000 + counters.updates)
+    if ckpt is not None:
+        rollouts.set_rng_state(ckpt["rng"]["rollouts"])  # games in flight at the checkpoint start anew
+        print(f"resumed {run_dir} at {counters.frames} frames, {counters.updates} updates", file=log)
+    features = rollouts.features
+    agent = PPOAgent(rules, net)  # the live policy, for evaluations during training
+
+    budget_s = cfg.total_minutes * 60 if cfg.total_minutes > 0 else float("inf")
+    start = time.time() - counters.elapsed_s
+    last_log = last_ckpt = last_eval = time.time()
+    frames_at_log, log_t = counters.frames, time.time()
+    frames_at_update, update_t = counters.frames, time.time()
+    frames_base = counters.frames - rollouts.frames
+    recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=500))  # training-game results
+    vs_snapshots: deque[float] = deque(maxlen=cfg.snapshot_window)
+
+    def out_of_budget() -> bool:
+        over_frames = cfg.total_frames > 0 and counters.frames >= cfg.total_frames
+        return over_frames or time.time() - start >= budget_s
+
+    while not out_of_budget():
+        lr = learning_rate(cfg, counters)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        torch.set_num_threads(1)  # the rollout's forward passes are small
+        batch = rollouts.collect(cfg.rollout_decisions)
+        torch.set_num_threads(cfg.torch_threads)
+        losses = ppo_update(net, optimizer, batch, cfg, features)
+        counters.updates += 1
+        counters.decisions += len(batch)
+        counters.frames = frames_base + rollouts.frames
+        for game in rollouts.finished:
+            counters.games += 1
+            if game["mode"] != SELF:
+                won = float(np.sign(game["score"]) * 0.5 + 0.5)  # a draw counts half
+                recent[f"winrate_vs_{game['mode'].replace(':', '_')}"].append(won)
+                if game["mode"] == SNAPSHOTS:
+                    vs_snapshots.append(won)
+            for role, score in game["returns"]:
+                recent[f"episodic_return_{role}"].append(score)
+        rollouts.finished.clear()
+
+        # --- the opponent pool ----------------------------------------------------------
+        beaten = (cfg.snapshot_win_rate > 0 and len(vs_snapshots) == vs_snapshots.maxlen
+                  and np.mean(vs_snapshots) >= cfg.snapshot_win_rate)
+        if (cfg.snapshot_every > 0 and counters.updates % cfg.snapshot_every == 0) or beaten:
+            pool.add(net, counters.updates)
+            vs_snapshots.clear()
+            writer.add_scalar("charts/snapshot_added", counters.updates, counters.frames)
+
+        # --- logging (TensorBoard every update, a progress line every log_seconds) -------
+        now = time.time()
+        counters.elapsed_s = now - start
+        step = counters.frames
+        sps = (counters.frames - frames_at_update) / max(now - update_t, 1e-9)
+        frames_at_update, update_t = counters.frames, now
+        for name, value in losses.items():
+            writer.add_scalar(f"losses/{name}", value, step)
+        writer.add_scalar("charts/SPS", sps, step)
+        writer.add_scalar("charts/learning_rate", lr, step)
+        writer.add_scalar("charts/updates", counters.updates, step)
+        writer.add_scalar("charts/pool_size", len(pool), step)
+        for name, values in recent.items():
+            writer.add_scalar(f"charts/{name}", float(np.mean(values)), step)
+        if now - last_log >= cfg.log_seconds:
+            fps = (counters.frames - frames_at_log) / (now - log_t)
+            frames_at_log, log_t, last_log = counters.frames, now, now
+            rates = " ".join(f"{k[11:]}={np.mean(v):.2f}" for k, v in sorted(recent.items())
+                             if k.startswith("winrate_vs_"))
+            remaining = max(budget_s - counters.elapsed_s, 0)
+            print(f"[ppo] {counters.elapsed_s / 60:5.1f} min  frames {counters.frames:,}  {fps:,.0f} frames/s  "
+                  f"updates {counters.updates}  kl {losses['approx_kl']:.4f}  ent {losses['entropy']:.2f}  "
+                  f"ev {losses['explained_variance']:.2f}  train win {rates}  ~{remaining / 60:.1f} min left",
+                  file=log, flush=True)
+        if now - last_ckpt >= cfg.checkpoint_minutes * 60:
+            last_ckpt = now
+            save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(
+                cfg, rules, net, optimizer, pool, rollouts, counters))
+        if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
+            log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo", protocol=cfg.eval_protocol)
+            last_eval = time.time()
+
+    counters.elapsed_s = time.time() - start
+    save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(cfg, rules, net, optimizer, pool, rollouts, counters))
+    export_model(run_dir / CHECKPOINT_NAME, run_dir / MODEL_NAME)
+    print(f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions trained on, "
+          f"{counters.updates} updates in {counters.elapsed_s / 60:.1f} min; checkpoint {run_dir / CHECKPOINT_NAME}",
+          file=log, flush=True)
+    writer.close()
+    return run_dir

@@ -1,0 +1,121 @@
+"""Plumbing shared by the trainers (`agents.dmc.trainer`, `agents.ppo.trainer`): run
+directories, seeding, RNG state in checkpoints, the resolved config in TensorBoard, live
+evaluation during training, weights-only exports and the evaluation printed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from baohuang_env.rules import Rules
+
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import config_to_dict, save_config
+
+CHECKPOINT_NAME = "checkpoint.pt"
+MODEL_NAME = "model.pt"  # weights only (no optimizer state): small enough to ship
+#: What a playing-only copy of a checkpoint keeps (every trainer writes these keys).
+MODEL_KEYS = ("compat", "config", "arch", "models", "counters")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, numpy's and torch's global generators; deterministic cuDNN."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    torch.backends.cudnn.deterministic = True
+
+
+def make_run_dir(cfg: Any) -> Path:
+    """A new `runs_dir/baohuang-<preset>__<exp_name>__<seed>__<time>` folder."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path(cfg.runs_dir) / f"baohuang-{cfg.preset}__{cfg.exp_name}__{cfg.seed}__{stamp}"
+    path.mkdir(parents=True, exist_ok=False)
+    return path
+
+
+def checkpoint_path(resume: str | os.PathLike) -> Path:
+    """`--resume` takes a run directory or a checkpoint file."""
+    path = Path(resume)
+    return path / CHECKPOINT_NAME if path.is_dir() else path
+
+
+def start_run(cfg: Any, run_dir: Path | None) -> tuple[Path, Any]:
+    """Create the run directory (unless resuming into `run_dir`), write the resolved config
+    there, and open the TensorBoard writer with the config under its text tab."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    if run_dir is None:
+        run_dir = make_run_dir(cfg)
+    save_config(cfg, run_dir / "config.yaml")
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+        f"|{k}|{v}|" for k, v in config_to_dict(cfg).items()))
+    return run_dir, writer
+
+
+def rng_state() -> dict[str, Any]:
+    """The global generators' states, as plain values a weights-only checkpoint can hold."""
+    return {"python": random.getstate(), "numpy": np.random.get_state()[1].tolist(),
+            "numpy_pos": int(np.random.get_state()[2]), "torch": torch.get_rng_state()}
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    random.setstate((state["python"][0], tuple(state["python"][1]), state["python"][2]))
+    np.random.set_state(("MT19937", np.array(state["numpy"], dtype=np.uint32), state["numpy_pos"]))
+    torch.set_rng_state(state["torch"])
+
+
+def export_model(checkpoint: str | os.PathLike, out: str | os.PathLike) -> None:
+    """Write a playing-only copy of a checkpoint: the networks, their shapes, the rules
+    fingerprint, config and counters, without optimizer or RNG state."""
+    ckpt = load_checkpoint(checkpoint)
+    save_checkpoint(out, {k: ckpt[k] for k in MODEL_KEYS})
+
+
+def evaluate_live(agent: Any, opponents: list[str], rules: Rules, deals: int, first_seed: int,
+                  protocol: str = "seat") -> dict[str, Any]:
+    """Duplicate evaluation of a live agent against each opponent (the evaluation harness)."""
+    from .evaluate import evaluate_against
+
+    seeds = list(range(first_seed, first_seed + deals))
+    return {opp: evaluate_against(agent, opp, rules, seeds, protocol=protocol) for opp in opponents}
+
+
+def log_eval(writer, agent: Any, cfg: Any, rules: Rules, step: int, deals: int, log=sys.stderr,
+             tag: str = "train", protocol: str = "seat") -> dict[str, Any]:
+    """Evaluate `agent` on the config's held-out deals against `cfg.eval_opponents`; write
+    `eval/winrate_vs_<bot>` and `eval/mean_score_diff_vs_<bot>` at `step`."""
+    results = evaluate_live(agent, cfg.eval_opponents, rules, deals, cfg.eval_deal_seed, protocol)
+    for opp, res in results.items():
+        writer.add_scalar(f"eval/winrate_vs_{opp.replace(':', '_')}", res.win_rate, step)
+        writer.add_scalar(f"eval/mean_score_diff_vs_{opp.replace(':', '_')}", res.mean_diff, step)
+    print(f"[{tag}] eval: " + "  ".join(f"vs {o}: win {r.win_rate:.2f}" for o, r in results.items()),
+          file=log, flush=True)
+    return results
+
+
+def final_evaluation(spec: str, cfg: Any, rules: Rules, run_dir: Path, workers: int = 2) -> None:
+    """The evaluation `baohuang train` prints at the end: the trained agent `spec` against
+    each of `cfg.eval_opponents` on `cfg.final_eval_deals` held-out deals, with both protocols.
+
+    team: the agent plays a whole side against the bot's side (the headline win rate);
+    seat: the agent in one seat among four copies of the bot, every seat of every deal.
+    """
+    from .evaluate import evaluate_agents, format_markdown
+
+    seeds = list(range(cfg.eval_deal_seed, cfg.eval_deal_seed + cfg.final_eval_deals))
+    for protocol in ("team", "seat"):
+        print(f"evaluating {spec} ({protocol} protocol) on {len(seeds)} held-out duplicate deals against "
+              f"{', '.join(cfg.eval_opponents)} ...", file=sys.stderr, flush=True)
+        report = evaluate_agents([spec, *cfg.eval_opponents], rules, seeds, pairs="first", workers=workers,
+                                 out_dir=run_dir / f"eval-{protocol}", protocol=protocol)
+        print(format_markdown(report))

@@ -1,0 +1,256 @@
+"""PPO trainer: GAE, the masked policy, the update, determinism, checkpoints and resume, the
+opponent pool, configs, foreign checkpoints, and the trained agent wherever a bot plays."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.config import load_config
+from agents.dmc.agent import DMCAgent
+from agents.evaluate import evaluate_against
+from agents.ppo import ActorCritic, MaskedCategorical, PPOAgent, PPOConfig, gae
+from agents.ppo.rollout import OpponentPool, Rollouts
+from agents.ppo.trainer import CHECKPOINT_NAME, architecture, ppo_update, train
+from baohuang_env import Game, get_rules
+from baohuang_env.encoding import Encoder
+
+RULES = get_rules("jj")
+TINY = ["num_games=8", "rollout_decisions=256", "minibatch_size=128", "update_epochs=2", "hidden=32", "head=16",
+        "value_hidden=32", "torch_threads=1", "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100",
+        "total_minutes=5", "opponent_mix=self:0.4,snapshots:0.2,random:0.2,greedy:0.2", "snapshot_every=1",
+        "pool_size=3"]
+
+
+def tiny_config(tmp_path: Path, *extra: str) -> PPOConfig:
+    return load_config(PPOConfig, None, [*TINY, f"runs_dir={tmp_path}", *extra])
+
+
+# --- GAE -------------------------------------------------------------------------------
+
+def test_gae_matches_hand_computed_values():
+    # gamma 1, lambda 0.95, reward only at the end (a seat's trajectory)
+    adv, ret = gae(np.array([0.0, 0.0, 1.0]), np.array([0.5, 0.2, -0.1]), gamma=1.0, lam=0.95)
+    # delta2 = 1 - (-0.1) = 1.1; delta1 = -0.1 - 0.2 = -0.3; delta0 = 0.2 - 0.5 = -0.3
+    # A2 = 1.1; A1 = -0.3 + 0.95 * 1.1 = 0.745; A0 = -0.3 + 0.95 * 0.745 = 0.40775
+    np.testing.assert_allclose(adv, [0.40775, 0.745, 1.1], rtol=1e-6)
+    np.testing.assert_allclose(ret, [0.90775, 0.945, 1.0], rtol=1e-6)
+    # discounting and a bootstrap value for a cut-off trajectory
+    adv, _ = gae(np.array([1.0, 0.0]), np.array([0.0, 1.0]), gamma=0.9, lam=0.5, last_value=2.0)
+    # delta1 = 0 + 0.9 * 2 - 1 = 0.8; delta0 = 1 + 0.9 * 1 - 0 = 1.9; A0 = 1.9 + 0.45 * 0.8 = 2.26
+    np.testing.assert_allclose(adv, [2.26, 0.8], rtol=1e-6)
+    # lambda 1, gamma 1: the Monte-Carlo return minus the value
+    adv, ret = gae(np.array([0.0, 0.0, 0.0, -1.0]), np.array([0.3, -0.2, 0.1, 0.4]), gamma=1.0, lam=1.0)
+    np.testing.assert_allclose(adv, [-1.3, -0.8, -1.1, -1.4], rtol=1e-6)
+    np.testing.assert_allclose(ret, [-1.0] * 4, rtol=1e-6)
+
+
+# --- the masked policy -----------------------------------------------------------------
+
+def test_masked_policy_gives_illegal_actions_no_probability():
+    gen = torch.Generator().manual_seed(0)
+    n = Encoder(RULES).table.num_actions
+    logits = torch.randn(3, n, generator=gen) * 5
+    logits[:, 7] = 50.0  # a very attractive illegal action
+    mask = torch.zeros(3, n, dtype=torch.bool)
+    mask[0, [0, 20, 300]] = True
+    mask[1, 40:200] = True
+    mask[2, 123] = True  # one legal action
+    logits.requires_grad_(True)
+    dist = MaskedCategorical(logits, mask)
+    assert torch.all(dist.probs[~mask] < 1e-6)
+    torch.testing.assert_close(dist.probs.sum(-1), torch.ones(3))
+    entropy = dist.entropy()
+    assert torch.isfinite(entropy).all()
+    assert entropy[2].item() == 0.0 and entropy[0].item() > 0.0
+    assert dist.log_prob(torch.tensor([0, 40, 123]))[2].item() == 0.0
+    for _ in range(20):
+        drawn = dist.sample()
+        assert mask[torch.arange(3), drawn].all()
+    assert mask[torch.arange(3), dist.mode()].all()
+    (entropy.sum() + dist.log_prob(torch.tensor([20, 41, 123])).sum()).backward()
+    assert torch.isfinite(logits.grad).all()
+    assert torch.all(logits.grad[~mask] == 0)  # illegal logits get no gradient
+
+
+def test_policy_over_a_real_decision_and_the_agent_agree():
+    torch.manual_seed(0)
+    cfg = load_config(PPOConfig, None, ["hidden=32", "head=16", "value_hidden=32"])
+    net = ActorCritic(**architecture(cfg, RULES))
+    agent = PPOAgent(RULES, net)
+    enc = Encoder(RULES)
+    game = Game(RULES, seed=4)
+    while game.phase != "play":
+        game.step(int(game.legal_actions()[0]))
+    legal = game.legal_actions()
+    assert legal.size > 1
+    obs = enc.encode(game, game.current_player)
+    feats = torch.from_numpy(agent.features[legal])
+    with torch.no_grad():
+        dist = net.distribution(torch.from_numpy(obs)[None], torch.tensor([legal.size]), feats)
+    assert dist.probs.shape == (1, legal.size)
+    np.testing.assert_allclose(dist.logits[0].numpy(), agent.logits(obs, legal), rtol=1e-4, atol=1e-5)
+    assert agent.act(obs, game.legal_mask()) == legal[int(dist.mode()[0])]
+    # a fresh policy is near-uniform over the legal actions
+    assert dist.entropy().item() == pytest.approx(np.log(legal.size), rel=0.02)
+
+
+@pytest.mark.parametrize("preset", ["jj", "qingdao"])  # qingdao: masks from the engine
+def test_batched_legal_actions_match_the_engine(preset):
+    """The rollouts' batched masks give every game's current seat exactly `game.legal_actions()`."""
+    torch.manual_seed(0)
+    cfg = load_config(PPOConfig, None, [*TINY, f"preset={preset}", "opponent_mix=self:1"])
+    rules = get_rules(preset)
+    net = ActorCritic(**architecture(cfg, rules))
+    pool = OpponentPool(1)
+    pool.add(net, 0)
+    rollouts = Rollouts(cfg, net, pool, seed=1)
+    play_phase = 0
+    for _ in range(60):
+        legal = rollouts._legal_actions()
+        for slot, ids in zip(rollouts.slots, legal, strict=True):
+            assert np.array_equal(ids, slot.game.legal_actions())
+            play_phase += slot.game.phase == "play"
+        rollouts.step()
+    assert play_phase > 200 and rollouts.frames >= 60 * cfg.num_games
+
+
+def test_update_raises_the_probability_of_advantaged_actions():
+    torch.manual_seed(0)
+    cfg = load_config(PPOConfig, None, [*TINY, "opponent_mix=self:1", "norm_adv=false", "ent_coef=0",
+                                        "learning_rate=0.01", "update_epochs=4", "max_grad_norm=100"])
+    net = ActorCritic(**architecture(cfg, RULES))
+    pool = OpponentPool(1)
+    pool.add(net, 0)
+    rollouts = Rollouts(cfg, net, pool, seed=0)
+    batch = rollouts.collect(256)
+    assert len(batch) >= 256 and batch.counts.min() >= 2  # forced decisions are not stored
+    # choosing the first legal action was better than expected, anything else worse
+    batch.adv[:] = np.where(batch.choice == 0, 1.0, -1.0)
+
+    def logp(entry) -> float:
+        with torch.no_grad():
+            d = net.distribution(torch.from_numpy(batch.obs), torch.from_numpy(batch.counts),
+                                 rollouts.features[batch.actions])
+            return d.log_prob(torch.as_tensor(entry)).mean().item()
+
+    np.testing.assert_allclose(logp(batch.choice), batch.logp.mean(), rtol=1e-4)  # stored = the policy's
+    before = logp(np.zeros(len(batch), dtype=np.int64))
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    stats = ppo_update(net, opt, batch, cfg, rollouts.features)
+    assert logp(np.zeros(len(batch), dtype=np.int64)) > before + 0.1
+    assert {"policy_loss", "value_loss", "approx_kl", "clipfrac", "entropy", "explained_variance"} <= set(stats)
+    assert stats["approx_kl"] > 0
+
+
+# --- training, checkpoints, resume, evaluation -----------------------------------------
+
+def _weights(run_dir: Path) -> dict[str, torch.Tensor]:
+    return torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)["models"]["actor_critic"]
+
+
+def test_training_is_deterministic(tmp_path):
+    a = train(tiny_config(tmp_path / "a", "total_frames=4000", "seed=3"))
+    b = train(tiny_config(tmp_path / "b", "total_frames=4000", "seed=3"))
+    wa, wb = _weights(a), _weights(b)
+    assert torch.load(a / CHECKPOINT_NAME, weights_only=True)["counters"]["updates"] >= 2
+    assert wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+    c = train(tiny_config(tmp_path / "c", "total_frames=4000", "seed=4"))
+    assert not all(torch.equal(wa[k], _weights(c)[k]) for k in wa)
+
+
+def test_train_checkpoint_resume_and_evaluate(tmp_path):
+    run_dir = train(tiny_config(tmp_path, "total_frames=4000"))
+    ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
+    first = ckpt["counters"]
+    assert first["frames"] >= 4000 and first["updates"] >= 2 and first["decisions"] >= 2 * 256
+    # snapshots on schedule (every update), capped at pool_size, oldest dropped first
+    assert ckpt["pool"]["ids"] == list(range(first["updates"] - 2, first["updates"] + 1))
+    assert (run_dir / "config.yaml").is_file() and (run_dir / "model.pt").is_file()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tags = EventAccumulator(str(run_dir)).Reload().Tags()["scalars"]
+    for tag in ("losses/policy_loss", "losses/value_loss", "losses/approx_kl", "losses/clipfrac",
+                "losses/entropy", "losses/explained_variance", "charts/learning_rate", "charts/SPS"):
+        assert tag in tags
+    # resume: counters, pool and run directory continue
+    assert train(tiny_config(tmp_path, "total_frames=8000"), resume=str(run_dir)) == run_dir
+    second = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
+    assert second["counters"]["frames"] >= 8000 and second["counters"]["updates"] > first["updates"]
+    assert second["pool"]["ids"][-1] == second["counters"]["updates"]
+    # the checkpoint plays anywhere a bot plays: evaluation harness ...
+    agent = make_agent(f"ppo:{run_dir / 'model.pt'}", RULES)
+    for protocol, games in (("team", 4), ("seat", 20)):
+        result = evaluate_against(agent, "random", RULES, [11, 12], protocol=protocol)
+        assert len(result.records) == games
+    # ... and the Gymnasium env's opponents
+    import gymnasium
+
+    env = gymnasium.make("Baohuang-v0", opponents=f"ppo:{run_dir / CHECKPOINT_NAME}")
+    _, info = env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert "scores" in info and sum(info["scores"]) == 0
+
+
+def test_cli_trains_and_evaluates_with_worker_processes(tmp_path):
+    """`baohuang train ppo` end to end: training, model.pt, the final tables of both
+    protocols, with the agent rebuilt from its spec in spawned worker processes."""
+    cmd = [sys.executable, "-m", "experiments.cli", "train", "ppo", "--config", "configs/ppo_quick.yaml",
+           *TINY, "total_frames=1500", "final_eval_deals=2", "eval_opponents=random", f"runs_dir={tmp_path}"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [run_dir] = tmp_path.iterdir()
+    assert (run_dir / "model.pt").is_file()
+    for protocol in ("team", "seat"):
+        assert (run_dir / f"eval-{protocol}" / "report.json").is_file()
+    assert "ppo:" in done.stdout and "random" in done.stdout
+
+
+# --- configs and foreign checkpoints ---------------------------------------------------
+
+def test_config_errors_name_the_key(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown key.*clip_coeff"):
+        load_config(PPOConfig, None, ["clip_coeff=0.1"])
+    with pytest.raises(ValueError, match=r"num_games.*integer"):
+        load_config(PPOConfig, None, ["num_games=many"])
+    with pytest.raises(ValueError, match=r"opponent_mix\.random.*number"):
+        load_config(PPOConfig, None, ["opponent_mix=self:1,random:lots"])
+    with pytest.raises(ValueError, match=r"opponent_mix.*mapping"):
+        load_config(PPOConfig, None, ["opponent_mix=7"])
+    with pytest.raises(ValueError, match=r"clip_vloss.*true/false"):
+        load_config(PPOConfig, None, ["clip_vloss=maybe"])
+    with pytest.raises(ValueError, match="lr_schedule"):
+        load_config(PPOConfig, None, ["lr_schedule=cosine"])
+    with pytest.raises(ValueError, match="rnadom"):  # an unknown opponent fails before training
+        train(tiny_config(tmp_path, "opponent_mix=self:1,rnadom:1", "total_frames=100"))
+    cfg = load_config(PPOConfig, "configs/ppo_quick.yaml", ["opponent_mix=self:0.5,random:0.5", "ent_coef=0.02"])
+    assert cfg.opponent_mix == {"self": 0.5, "random": 0.5} and cfg.ent_coef == 0.02
+    assert cfg.opponent_specs() == ["random"] and cfg.exp_name == "ppo_quick"
+    for path in Path("configs").glob("ppo_*.yaml"):
+        load_config(PPOConfig, path)
+
+
+def test_foreign_checkpoints_are_refused(tmp_path):
+    run_dir = train(tiny_config(tmp_path, "total_frames=500"))
+    path = str(run_dir / CHECKPOINT_NAME)
+    with pytest.raises(ValueError, match="rules"):
+        PPOAgent.from_checkpoint(path, get_rules("jj", hold_sixes=False))
+    # a DMC checkpoint is not a PPO one, and the reverse
+    with pytest.raises(ValueError, match=r"is a dmc checkpoint, not a PPO one \(play it as dmc:"):
+        make_agent("ppo:agents/pretrained/dmc_jj.pt", RULES)
+    with pytest.raises(ValueError, match="algo"):
+        DMCAgent.from_checkpoint(path, RULES)
+    with pytest.raises(ValueError, match="dmc checkpoint"):
+        train(tiny_config(tmp_path, "total_frames=500"), resume="agents/pretrained/dmc_jj.pt")
+    with pytest.raises(ValueError, match="network sizes differ"):
+        train(tiny_config(tmp_path, "total_frames=500", "hidden=64"), resume=str(run_dir))
+    with pytest.raises(ValueError, match="needs its checkpoint"):
+        make_agent("ppo", RULES)
