@@ -68,7 +68,10 @@ def load_checkpoint(path: str | os.PathLike, expect: dict[str, Any] | None = Non
                          f"(this code reads version {CHECKPOINT_VERSION})")
     if expect is not None:
         have = ckpt.get("compat", {})
+        same_rules = _same_rules(have.get("rules"), expect.get("rules"))
         for key, want in expect.items():
+            if key in ("rules_fingerprint", "rules") and same_rules:
+                continue  # an older record of the same rules (its fingerprint predates the new flags)
             if have.get(key) != want:
                 if key in ("rules_fingerprint", "rules"):
                     why = f"it was trained for rules {have.get('rules')}, not {expect.get('rules')}"

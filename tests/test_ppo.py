@@ -243,7 +243,9 @@ def test_foreign_checkpoints_are_refused(tmp_path):
     path = str(run_dir / CHECKPOINT_NAME)
     with pytest.raises(ValueError, match="rules"):
         PPOAgent.from_checkpoint(path, get_rules("jj", hold_sixes=False))
-    # a DMC checkpoint is not a PPO one, and the reverse
+    # a DMC checkpoint is not a PPO one, and the reverse; the shipped DMC agent (PPO's
+    # yardstick, saved before the newer rule flags existed) loads as a DMC agent
+    assert isinstance(make_agent("dmc:agents/pretrained/dmc_jj.pt", RULES), DMCAgent)
     with pytest.raises(ValueError, match=r"is a dmc checkpoint, not a PPO one \(play it as dmc:"):
         make_agent("ppo:agents/pretrained/dmc_jj.pt", RULES)
     with pytest.raises(ValueError, match="algo"):
