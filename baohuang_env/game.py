@@ -433,7 +433,7 @@ class Game:
                 raise IllegalActionError(
                     seat, PLAY, action, "hold-the-sixes: 6s may only be played as the whole remaining hand"
                     + (" and never with jokers" if rules.six_no_jokers else ""), t.describe(action))
-        if self.top >= 0 and not t.beats_row(self.top, rules)[p]:
+        if self.top >= 0 and not t.play_beats(self.top, p, rules):
             how = ("the roasting rule (烤牌, §4.7) or, without jokers to beat, the same number of cards each "
                    "strictly higher" if rules.roasting else "same number of cards, each card strictly higher")
             raise IllegalActionError(

@@ -616,3 +616,14 @@ def test_legal_mask_hand_derived_examples_of_other_presets(rules, hand_cards, pr
     mask = table.legal_mask(hand, p, rules)
     assert _mask_as_plays(mask, table) == {tuple(Play(*e)) for e in expected}
     assert mask[PASS] == (prev is not None)
+
+
+@pytest.mark.parametrize("preset", ["jj", "generic216"])
+def test_play_beats_agrees_with_beats_row(preset):
+    rules = get_rules(preset)
+    table = action_table(rules)
+    rng = np.random.default_rng(5)
+    for prev in rng.choice(table.num_plays, 60, replace=False).tolist():
+        row = table.beats_row(prev, rules)
+        for play in [*rng.choice(table.num_plays, 200, replace=False).tolist(), *np.flatnonzero(row)[:50].tolist()]:
+            assert table.play_beats(prev, play, rules) == bool(row[play])
