@@ -144,7 +144,7 @@ def render_table(game: Game, viewer: int | None = None) -> str:
     """A table of the game. `viewer=None` is a spectator who sees every hand and the hidden
     roles (marked "hidden"); with a seat, only that seat's hand and what it may know."""
     kinds = game.kinds.names
-    header = f"Baohuang [{game.rules.preset}]  phase: {game.phase}"
+    header = f"Baohuang [{game.rules.preset}, play goes {game.rules.display_direction}]  phase: {game.phase}"
     if not game.is_over:
         header += f"  to act: seat {game.current_player}"
     lines = [header, f"{'seat':<5}{_pad('role', 28)}{'cards':>5}  {'status':<12}hand"]

@@ -90,6 +90,9 @@ class Rules:
     open_guard_multiplier: int = 2
     #: Seat dealt the first card (§1.3): it and the next seats in play order get the extra cards.
     start_seat: int = 0
+    #: Which way play goes round the table, for display only (§2): the engine's seats are
+    #: abstract play order either way.
+    display_direction: str = "counterclockwise"
 
     @property
     def role_steps(self) -> tuple[str, ...]:
@@ -146,9 +149,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "jj": {},
     "weihai": {"deck_size": 165, "emperor_selection": "decline", "grab_solo": True, "rebellion": "open_guard",
                "kick": True, "scoring": "weihai"},
-    "lianzhong_classic": {**_CALLING, "forced_call": "triple_no_quad", "call_declares_solo": True},
+    "lianzhong_classic": {**_CALLING, "forced_call": "triple_no_quad", "call_declares_solo": True,
+                          "display_direction": "clockwise"},
     "lianzhong_simple": {"tribute": True, "void_deal": True, "rebellion": "double", "hold_sixes": False,
-                         "six_no_jokers": False},
+                         "six_no_jokers": False, "display_direction": "clockwise"},
     "qingdao": {"emperor_selection": "none", "rebellion": "declaration", "surrender": True, "hold_sixes": False,
                 "six_no_jokers": False, "catch_wind": "apply", "end_rule": "four_out", "scoring": "qingdao",
                 "open_guard_multiplier": 1},
@@ -181,6 +185,7 @@ ALLOWED: dict[str, tuple[Any, ...] | type] = {
     "scoring": ("jj", "weihai", "qingdao"),
     "open_guard_multiplier": (1, 2),
     "start_seat": (0, 1, 2, 3, 4),
+    "display_direction": ("counterclockwise", "clockwise"),
 }
 
 

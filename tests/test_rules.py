@@ -155,6 +155,8 @@ def test_presets_follow_the_section_8_table():
     assert q.catch_wind == "apply" and q.end_rule == "four_out" and q.scoring == "qingdao"
     assert (w.scoring, c.scoring, g.scoring) == ("weihai", "jj", "jj")
     assert not any(r.roasting for r in (c, s)) and get_rules("lianzhong_simple", roasting=True).roasting
+    assert [r.display_direction for r in (w, c, s, q, g)] == [  # §2: display only
+        "counterclockwise", "clockwise", "clockwise", "counterclockwise", "counterclockwise"]
 
 
 @pytest.mark.parametrize(
