@@ -5,13 +5,13 @@ from __future__ import annotations
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("export", help="write the weights-only copy of a DMC checkpoint")
+    p = sub.add_parser("export", help="write the weights-only copy of a DMC or PPO checkpoint")
     p.add_argument("checkpoint")
     p.add_argument("out")
 
 
 def main(args) -> int:
-    from agents.dmc.trainer import export_model
+    from agents.training import export_model
 
     export_model(args.checkpoint, args.out)
     print(f"wrote {args.out}")
