@@ -196,7 +196,8 @@ class Encoder:
                               for kind, suit in self.table.calls]))
             add(t.called[game.called - self.table.first_call if game.called >= 0 else -1])
         if rules.tribute:
-            add(b"".join(map(getitem, t.scaled, game.pile)))
+            pile = game.pile
+            add(b"".join(map(getitem, t.scaled, pile)) if any(pile) else t.no_pile)
         if rules.grab_solo:
             add(t.flag[game.grabbed])
         if rules.rebellion != "none":
@@ -235,6 +236,7 @@ class _Pieces:
         self.no_groups = b(np.zeros(calls))
         self.called = [b(np.eye(calls)[i]) for i in range(calls)] + [self.no_groups]
         self.rebels = [b([(bits >> r) & 1 for r in range(NUM_SEATS)]) for bits in range(1 << NUM_SEATS)]
+        self.no_pile = b(np.zeros(enc.num_kinds))
         width = enc.num_kinds + NUM_SEATS + 1
         self.history_pad = [bytes(4 * width * n) for n in range(HISTORY_LENGTH + 1)]
         # one history entry per (relative seat, action): the cards, the seat, a pass flag

@@ -61,6 +61,8 @@ DECISIONS = (
 DECISION_ID = {name: 1 + i for i, name in enumerate(DECISIONS)}
 FIRST_PLAY = 1 + len(DECISIONS)
 
+#: Full-width answer rows an SP table keeps cached (10,515 bytes each).
+_ANSWER_ROWS = 4096
 #: Rows per chunk in batched masks (bounds the temporary gathered rows; 1024 measured fastest).
 _BATCH_CHUNK = 1024
 MAX_SMALL = COPIES_PER_JOKER
@@ -350,15 +352,12 @@ class _SpecialActionTable(ActionTable):
         j = self._joker_index(hand)
         blocks = t.rank_blocks[j]
         jokers_only = t.jokers_only[j] if rules.jokers_only_plays else t.no_jokers_only
-        mask = np.frombuffer(bytearray(b"".join((t.prefix_lead, *map(blocks.__getitem__, hand[:R]), jokers_only))),
+        prefix = t.prefix_follow if prev >= 0 else t.prefix_lead
+        mask = np.frombuffer(bytearray(b"".join((prefix, *map(blocks.__getitem__, hand[:R]), jokers_only))),
                              dtype=np.int8)
-        if prev < 0:
-            return mask
-        out = np.zeros(self.num_actions, dtype=np.int8)
-        cols = t.group_cols[t.group_of[prev]]
-        out[cols] = mask[cols] & t.beats_local[prev, :cols.size]
-        out[PASS] = 1
-        return out
+        if prev >= 0:
+            mask &= t.answer_row(prev, self.num_actions)
+        return mask
 
     def _legal_masks_chunk(self, hands: np.ndarray, prevs: np.ndarray, rules: Rules, out: np.ndarray) -> None:
         if not out.flags.c_contiguous:  # the flat indexing below needs one block of memory
@@ -429,9 +428,25 @@ class _LegalityTables:
             for cols in self.group_cols:
                 pos[cols - FIRST_PLAY] = np.arange(cols.size)
             self.group_pos = pos.tolist()
+            self._answer_rows: dict[int, np.ndarray] = {}
         else:
             self.beats = _beats_matrix(table, roasting)
         self._six_blocks: dict[tuple[int, int, int], bytes] = {}
+
+    def answer_row(self, prev: int, num_actions: int) -> np.ndarray:
+        """SP decks: the full-width row "PASS, or a play that beats `prev`", built from the
+        play's size group on first use and cached (at most `_ANSWER_ROWS` rows, about 40 MB),
+        so that a follow mask costs one AND, as with the full matrix of the other decks."""
+        row = self._answer_rows.get(prev)
+        if row is None:
+            if len(self._answer_rows) >= _ANSWER_ROWS:
+                self._answer_rows.clear()
+            row = np.zeros(num_actions, dtype=np.int8)
+            cols = self.group_cols[self.group_of[prev]]
+            row[cols] = self.beats_local[prev, :cols.size]
+            row[PASS] = 1
+            self._answer_rows[prev] = row
+        return row
 
     def six_block(self, sixes: int, ns: int, nb: int, rules: Rules) -> bytes | None:
         """Block of rank 6 when the hand holds no other rank: only "all the 6s" (plus all
