@@ -283,4 +283,4 @@ def test_render_ansi_returns_the_table():
     env = BaohuangGymEnv(render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
-    assert isinstance(text, str) and "Baohuang [jj]" in text
+    assert isinstance(text, str) and "Baohuang [jj, play goes counterclockwise]" in text
