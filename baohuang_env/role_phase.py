@@ -250,58 +250,79 @@ class Solo:
         return True
 
 
-class Grab:
+class _RoundOfOthers:
+    """A round asking the four seats other than the emperor once each: in play order from
+    `lower(E)` (`step = 1`) or in upper order from `upper(E)` (`step = -1`). Subclasses say
+    when the round applies (`applies`) and what each answer does (`answer`)."""
+
+    step = 1
+
+    def applies(self, game: Game) -> bool:
+        return True
+
+    def begin(self, game: Game) -> bool:
+        if not self.applies(game):
+            return False
+        game.role_state = {"asked": 0}
+        return True
+
+    def seat(self, game: Game) -> int:
+        return (game.emperor + self.step * (1 + game.role_state["asked"])) % NUM_SEATS
+
+    def apply(self, game: Game, decision: int) -> bool:
+        if self.answer(game, self.seat(game), decision):
+            return True
+        game.role_state["asked"] += 1
+        return game.role_state["asked"] == NUM_SEATS - 1
+
+    def answer(self, game: Game, seat: int, decision: int) -> bool:
+        """Record `seat`'s answer; True when it ends the round early."""
+        raise NotImplementedError
+
+
+class Grab(_RoundOfOthers):
     """Grab-solo (抢独, §3.1 R2): unless the emperor declared an open solo, the other seats
     are asked in upper order from the emperor (the priority rule); the first GRAB makes
     that seat an open-solo emperor with no guard, the old emperor one of his opponents."""
 
     name = "grab"
+    step = -1
 
-    def begin(self, game: Game) -> bool:
-        if game.solo == "open":
-            return False
-        game.role_state = {"asked": 0}
-        return True
+    def applies(self, game: Game) -> bool:
+        return game.solo != "open"
 
     def prompt(self, game: Game) -> tuple[int, tuple[int, ...]]:
-        return (game.emperor - 1 - game.role_state["asked"]) % NUM_SEATS, (NO, GRAB)
+        return self.seat(game), (NO, GRAB)
 
-    def apply(self, game: Game, decision: int) -> bool:
-        seat = (game.emperor - 1 - game.role_state["asked"]) % NUM_SEATS
+    def answer(self, game: Game, seat: int, decision: int) -> bool:
         if decision == GRAB:
             game.grab(seat)
             return True
-        game.role_state["asked"] += 1
-        return game.role_state["asked"] == NUM_SEATS - 1
+        return False
 
 
-class Guard:
+class Guard(_RoundOfOthers):
     """R3 when it is a step of its own (§3.1): the four non-emperor seats are asked from
     `lower(E)`; only the guard may answer OPEN_GUARD. Skipped after an open solo or a grab
     (public facts: there is no guard to declare)."""
 
     name = "guard"
 
-    def begin(self, game: Game) -> bool:
-        if game.solo == "open":
-            return False
-        game.role_state = {"asked": 0}
-        return True
+    def applies(self, game: Game) -> bool:
+        return game.solo != "open"
 
     def prompt(self, game: Game) -> tuple[int, tuple[int, ...]]:
-        seat = (game.emperor + 1 + game.role_state["asked"]) % NUM_SEATS
+        seat = self.seat(game)
         return seat, (NO, OPEN_GUARD) if seat == game.guard else (NO,)
 
-    def apply(self, game: Game, decision: int) -> bool:
-        seat = (game.emperor + 1 + game.role_state["asked"]) % NUM_SEATS
+    def answer(self, game: Game, seat: int, decision: int) -> bool:
         if decision == OPEN_GUARD:
             game.open_guard = True
             game.public_guard = seat
-        game.role_state["asked"] += 1
-        return game.role_state["asked"] == NUM_SEATS - 1
+        return False
 
 
-class Rebellion:
+class Rebellion(_RoundOfOthers):
     """R5 (造反, §3.1, §3.6): the non-emperor seats from `lower(E)` answer REBEL or NO (the
     guard only NO). In weihai and lianzhong_simple it is asked only while the guard is
     hidden (or the emperor is a hidden solo): one rebel fails and is marked, two or more
@@ -309,24 +330,19 @@ class Rebellion:
 
     name = "rebellion"
 
-    def begin(self, game: Game) -> bool:
-        if game.rules.rebellion != "declaration" and (game.open_guard or game.solo == "open"):
-            return False
-        game.role_state = {"asked": 0}
-        return True
+    def applies(self, game: Game) -> bool:
+        return game.rules.rebellion == "declaration" or not (game.open_guard or game.solo == "open")
 
     def prompt(self, game: Game) -> tuple[int, tuple[int, ...]]:
-        seat = (game.emperor + 1 + game.role_state["asked"]) % NUM_SEATS
+        seat = self.seat(game)
         return seat, (NO,) if seat == game.guard else (NO, REBEL)
 
-    def apply(self, game: Game, decision: int) -> bool:
-        seat = (game.emperor + 1 + game.role_state["asked"]) % NUM_SEATS
+    def answer(self, game: Game, seat: int, decision: int) -> bool:
         if decision == REBEL:
             game.rebels.append(seat)
-        game.role_state["asked"] += 1
-        if game.role_state["asked"] < NUM_SEATS - 1:
+        if game.role_state["asked"] < NUM_SEATS - 2:
             return False
-        k = len(game.rebels)
+        k = len(game.rebels)  # the last seat has answered: settle the rebellion
         if game.rules.rebellion == "declaration":
             game.rebellion = "declared" if k else "none"
         elif k == 1:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from baohuang_env import Play, action_table, get_rules
+import numpy as np
+
+from baohuang_env import Game, Play, action_table, get_rules
 
 RULES = get_rules("jj")
 TABLE = action_table(RULES)
@@ -25,3 +27,31 @@ def play_id(text: str) -> int:
     assert len(ranks) <= 1, f"{text!r} has more than one rank"
     rank, n = (KINDS.names[ranks[0][0]], ranks[0][1]) if ranks else (None, 0)
     return TABLE.action_id(Play(rank, n, h[KINDS.sj], h[KINDS.bj]))
+
+
+def hidden_variant(game: Game, seat: int, rng: np.random.Generator) -> tuple[list[list[int]], int]:
+    """A deal `seat` cannot tell from `game`'s: the other seats' cards reshuffled among them
+    (each keeps its card count, the emperor-card holder keeps a BJ), and, unless `seat` holds
+    it, the guard card moved to a different other seat (fixed-guard-card rules)."""
+    hands = np.array(game.hands)
+    K = hands.shape[1]
+    sj, bj = game.kinds.sj, game.kinds.bj
+    others = [s for s in range(5) if s != seat]
+    ecs, gcs = game.emperor_card_seat, game.guard_card_seat
+    for _ in range(1000):
+        pool = np.repeat(np.arange(K), hands[others].sum(axis=0))
+        rng.shuffle(pool)
+        new = hands.copy()
+        start = 0
+        for s in others:
+            n = int(hands[s].sum())
+            new[s] = np.bincount(pool[start:start + n], minlength=K)
+            start += n
+        if new[ecs, bj] < 1:
+            continue
+        if gcs == seat:
+            return new.tolist(), gcs
+        candidates = [s for s in others if s != gcs and new[s, sj] >= 1]
+        if candidates:
+            return new.tolist(), int(rng.choice(candidates))
+    raise AssertionError("no variant found")

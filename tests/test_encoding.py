@@ -12,7 +12,7 @@ from baohuang_env.cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
 from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, Encoder
 from baohuang_env.melds import DECISION_ID, Play
 
-from helpers import hand
+from helpers import hand, hidden_variant
 
 RULES = get_rules("jj")
 ENC = Encoder(RULES)
@@ -395,32 +395,6 @@ def test_seats_asked_in_the_role_phase_do_not_depend_on_the_guard(h0, declines):
         assert all(v == others[0] for v in others), f"seat {s} can tell where the guard card is"
 
 
-def _hidden_variant(game: Game, seat: int, rng: np.random.Generator) -> tuple[list[list[int]], int]:
-    """A deal that `seat` cannot tell from `game`'s: the other seats' cards shuffled among
-    them (each keeps its card count, the emperor-card holder keeps a BJ), and, unless `seat`
-    holds it, the guard card moved to a different other seat."""
-    hands = np.array(game.hands)
-    others = [s for s in range(NUM_SEATS) if s != seat]
-    ecs, gcs = game.emperor_card_seat, game.guard_card_seat
-    for _ in range(1000):
-        pool = np.repeat(np.arange(K), hands[others].sum(axis=0))
-        rng.shuffle(pool)
-        new = hands.copy()
-        start = 0
-        for s in others:
-            n = int(hands[s].sum())
-            new[s] = np.bincount(pool[start:start + n], minlength=K)
-            start += n
-        if new[ecs, BJ] < 1:
-            continue
-        if gcs == seat:
-            return new.tolist(), gcs
-        candidates = [s for s in others if s != gcs and new[s, SJ] >= 1]
-        if candidates:
-            return new.tolist(), int(rng.choice(candidates))
-    raise AssertionError("no variant found")
-
-
 @pytest.mark.parametrize("seed", range(24))
 def test_observation_does_not_depend_on_hidden_cards_or_the_hidden_guard(seed):
     """Two deals differing only in what `seat` cannot see, played with the same public
@@ -429,7 +403,7 @@ def test_observation_does_not_depend_on_hidden_cards_or_the_hidden_guard(seed):
     rng = np.random.default_rng(seed)
     base = Game(RULES, seed=seed)
     seat = seed % NUM_SEATS
-    hands_b, guard_b = _hidden_variant(base, seat, rng)
+    hands_b, guard_b = hidden_variant(base, seat, rng)
     a = Game.from_deal(base.hands, base.emperor_card_seat, base.guard_card_seat)
     b = Game.from_deal(hands_b, base.emperor_card_seat, guard_b)
     assert (a.guard_card_seat == b.guard_card_seat) == (a.guard_card_seat == seat)

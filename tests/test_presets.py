@@ -9,6 +9,8 @@ import pytest
 from baohuang_env import DECISIONS, PASS, PRESETS, Game, IllegalActionError, get_rules
 from baohuang_env.cards import NUM_SEATS, card_kinds, deal, deck_counts, hand_sizes
 
+from helpers import hidden_variant
+
 D = {name: 1 + i for i, name in enumerate(DECISIONS)}
 ACCEPT, ABDICATE, DECLINE, NO = D["ACCEPT"], D["ABDICATE"], D["DECLINE"], D["NO"]
 OPEN_SOLO, OPEN_GUARD, GRAB, REBEL, KICK = D["OPEN_SOLO"], D["OPEN_GUARD"], D["GRAB"], D["REBEL"], D["KICK"]
@@ -97,6 +99,17 @@ def w_hands(guard: int) -> list[str]:
     return hands
 
 
+def weihai_to_rebellion(g: Game) -> None:
+    """Weihai with the emperor card in seat 4: accept, no solo, no grab (upper order 3, 2, 1,
+    0), nobody declares open guard (from lower(E): 0, 1, 2, 3). The rebellion round is next."""
+    do(g, 4, ACCEPT)
+    do(g, 4, NO)
+    for s in (3, 2, 1, 0):
+        do(g, s, NO)
+    for s in (0, 1, 2, 3):
+        do(g, s, NO)
+
+
 def test_weihai_only_a_double_holder_may_decline():
     g = build("weihai", w_hands(3), emperor_card=4, guard_card=3)
     assert g.current_player == 4 and options(g) == {"ACCEPT"}  # asked anyway (§3.8)
@@ -143,12 +156,7 @@ def test_weihai_open_solo_pre_empts_grabs():
 @pytest.mark.parametrize(("rebels", "outcome"), [(0, "none"), (1, "failed"), (2, "succeeded"), (3, "succeeded")])
 def test_weihai_rebellion_needs_two(rebels, outcome):
     g = build("weihai", w_hands(2), emperor_card=4, guard_card=2)
-    do(g, 4, ACCEPT)
-    do(g, 4, NO)
-    for s in (3, 2, 1, 0):
-        do(g, s, NO)  # no grab
-    for s in (0, 1, 2, 3):
-        do(g, s, NO)  # guard round: 2 stays hidden
+    weihai_to_rebellion(g)
     asked, wanted = [], rebels
     while g.phase == "role" and g.rules.role_steps[g.step_index] == "rebellion":
         seat = g.current_player
@@ -175,12 +183,7 @@ def test_weihai_scoring_split_table_and_kick():
     # split table E = G = 3g = 9, rebels -6, doubled by the kick
     hands = ["7 8 9 K", "8 9 T K", "SJ", "T J Q K", "BJ"]
     g = build("weihai", hands, emperor_card=4, guard_card=2)
-    do(g, 4, ACCEPT)
-    do(g, 4, NO)
-    for s in (3, 2, 1, 0):
-        do(g, s, NO)
-    for s in (0, 1, 2, 3):
-        do(g, s, NO)
+    weihai_to_rebellion(g)
     for s, a in ((0, REBEL), (1, REBEL), (2, NO), (3, NO)):
         do(g, s, a)
     do(g, 4, KICK)
@@ -368,34 +371,6 @@ def test_gymnasium_env_plays_every_preset(preset):
         assert not truncated and reward == info["scores"][env.unwrapped.learner]
 
 
-def _hidden_variant(game: Game, seat: int, rng: np.random.Generator) -> tuple[list[list[int]], int]:
-    """A deal `seat` cannot tell from `game`'s: the other seats' cards reshuffled among them
-    (sizes kept, the emperor-card holder keeps a BJ), the guard card moved to another other
-    seat unless `seat` holds it."""
-    hands = np.array(game.hands)
-    K = hands.shape[1]
-    sj, bj = game.kinds.sj, game.kinds.bj
-    others = [s for s in range(NUM_SEATS) if s != seat]
-    ecs, gcs = game.emperor_card_seat, game.guard_card_seat
-    for _ in range(1000):
-        pool = np.repeat(np.arange(K), hands[others].sum(axis=0))
-        rng.shuffle(pool)
-        new = hands.copy()
-        start = 0
-        for s in others:
-            n = int(hands[s].sum())
-            new[s] = np.bincount(pool[start:start + n], minlength=K)
-            start += n
-        if new[ecs, bj] < 1:
-            continue
-        if gcs == seat:
-            return new.tolist(), gcs
-        candidates = [s for s in others if s != gcs and new[s, sj] >= 1]
-        if candidates:
-            return new.tolist(), int(rng.choice(candidates))
-    raise AssertionError("no variant found")
-
-
 @pytest.mark.parametrize("preset", ["weihai", "lianzhong_simple", "qingdao"])
 @pytest.mark.parametrize("seed", range(8))
 def test_observation_and_turn_order_do_not_depend_on_hidden_cards_or_the_hidden_guard(preset, seed):
@@ -409,7 +384,7 @@ def test_observation_and_turn_order_do_not_depend_on_hidden_cards_or_the_hidden_
     rng = np.random.default_rng(seed)
     base = Game(rules, seed=seed)
     seat = seed % NUM_SEATS
-    hands_b, guard_b = _hidden_variant(base, seat, rng)
+    hands_b, guard_b = hidden_variant(base, seat, rng)
     a = Game.from_deal(base.hands, base.emperor_card_seat, base.guard_card_seat, rules)
     b = Game.from_deal(hands_b, base.emperor_card_seat, guard_b, rules)
     compared = 0
@@ -587,12 +562,7 @@ def test_preset_slices_show_public_role_facts_and_my_own_groups():
     # rebels are public, relative to the observer; a successful rebellion is flagged
     g = build("weihai", w_hands(2), emperor_card=4, guard_card=2)
     enc = Encoder(g.rules)
-    do(g, 4, ACCEPT)
-    do(g, 4, NO)
-    for s in (3, 2, 1, 0):
-        do(g, s, NO)
-    for s in (0, 1, 2, 3):
-        do(g, s, NO)
+    weihai_to_rebellion(g)
     for s, a in ((0, REBEL), (1, REBEL), (2, NO), (3, NO)):
         do(g, s, a)
     o = enc.decode(enc.encode(g, 3))  # from seat 3, seat 0 is relative 2 and seat 1 relative 3
