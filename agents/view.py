@@ -51,7 +51,7 @@ class _Layout:
         a, b = off["cards_left"]
         scale[a:b] = CARDS_LEFT_SCALE
         a, b = off["declines"]
-        scale[a:b] = NUM_SEATS
+        scale[a:b] = enc.declines_scale
         if "pile" in off:  # tribute pile (贴牌) / copies
             a, b = off["pile"]
             scale[a:b] = copies

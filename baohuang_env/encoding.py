@@ -66,7 +66,7 @@ class Encoder:
             ("hold_guard_card", 1),  # I hold the marked guard card
             ("open_guard", 1),  # the guard declared himself (明保)
             ("open_solo", 1),  # the emperor declared an open solo (明独)
-            ("declines", 1),  # abdications so far / 5
+            ("declines", 1),  # abdications so far / declines_scale (5; 10 where two circles end void)
             ("leading", 1),  # it is my turn and I lead a new trick
             ("trick", K),  # the play to beat / copies (zeros when leading)
             ("trick_player", NUM_SEATS),  # one-hot relative seat of the play to beat
@@ -85,6 +85,8 @@ class Encoder:
         self._rot = [[(seat + i) % NUM_SEATS for i in range(NUM_SEATS)] for seat in range(NUM_SEATS)]
         self._rel = [{**{s: (s - seat) % NUM_SEATS for s in range(NUM_SEATS)}, -1: NUM_SEATS}
                      for seat in range(NUM_SEATS)]
+        #: Most abdications a deal can have: one circle, or two where they may end void.
+        self.declines_scale = 2 * NUM_SEATS if rules.void_deal else NUM_SEATS
         self._pieces = _Pieces(self, copies, self._play_rows)
         self._has_extras = bool(self._preset_slices(rules, table))
         self._num_ranks = table.kinds.num_ranks
@@ -228,7 +230,7 @@ class _Pieces:
         self.place = [b(np.zeros(NUM_SEATS))] + [b(eye[p]) for p in range(NUM_SEATS)]
         self.role = {name: b(np.eye(len(MY_ROLES))[i]) for i, name in enumerate(MY_ROLES)}
         self.role[None] = b(np.zeros(len(MY_ROLES)))
-        self.declines = [b([d / NUM_SEATS]) for d in range(2 * NUM_SEATS + 1)]  # two circles where void
+        self.declines = [b([d / enc.declines_scale]) for d in range(enc.declines_scale + 1)]
         self.play = [row.tobytes() for row in play_rows]  # PASS and decisions: zeros
         # preset-only slices: copies of a callable suit-rank / 4, the called one-hot, rebels by bit set
         calls = enc.table.num_calls

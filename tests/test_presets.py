@@ -568,3 +568,19 @@ def test_preset_slices_show_public_role_facts_and_my_own_groups():
     o = enc.decode(enc.encode(g, 3))  # from seat 3, seat 0 is relative 2 and seat 1 relative 3
     assert o["rebels"].tolist() == [0, 0, 1, 1, 0] and o["rebellion_succeeded"][0] == 1
     assert o["known_guard"].tolist() == [0, 0, 0, 0, 1]  # the revealed guard, seat 2 = relative 4
+
+
+def test_observations_stay_in_the_unit_box_through_two_circles_of_abdications():
+    """lianzhong_simple allows ten abdications: the declines slice must stay within [0, 1]."""
+    from baohuang_env.encoding import Encoder
+
+    hands = ["7 8 2", "8 9 T BJ", "9 T J SJ", "T J A", "J Q K"]
+    g = build("lianzhong_simple", hands, emperor_card=1, guard_card=2)
+    enc = Encoder(g.rules)
+    seen = []
+    for k in range(9):
+        do(g, (1 - k) % 5, ABDICATE)
+        o = enc.encode(g, 0)
+        assert o.min() >= 0.0 and o.max() <= 1.0
+        seen.append(float(enc.decode(o)["declines"][0]))
+    assert seen == pytest.approx([(k + 1) / 10 for k in range(9)])
