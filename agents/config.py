@@ -10,12 +10,58 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 
 T = TypeVar("T")
+
+
+@dataclass
+class RunConfig:
+    """The knobs every trainer shares (`DMCConfig`, `PPOConfig` extend it): what to train on,
+    the budget, checkpoints, the evaluations against scripted bots, logging."""
+
+    exp_name: str = "run"
+    """Name of the experiment, part of the run directory name."""
+    preset: str = "jj"
+    """Rule preset to train on."""
+    seed: int = 1
+    """Seeds Python, numpy and torch (and, through them, the deals the trainer plays)."""
+    objective: str = "score"
+    """Return of a deal: "score" (the deal score times reward_scale) or "win" (+1/-1/0 by the
+    sign of the seat's score)."""
+    reward_scale: float = 0.125
+    """Multiplies scores with objective "score" (JJ scores span -24..24)."""
+    total_minutes: float = 10.0
+    """Wall-clock training budget; training stops at whichever of this and total_frames comes first."""
+    total_frames: int = 0
+    """Stop after this many environment steps (0: no limit)."""
+    checkpoint_minutes: float = 2.0
+    """Write a checkpoint this often (and always at the end)."""
+    eval_minutes: float = 3.0
+    """Evaluate against the scripted bots this often (0: only at the end)."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "autoplay", "greedy"])
+    """Scripted bots to evaluate against (agent specs)."""
+    eval_deals: int = 20
+    """Duplicate deals of the periodic evaluation."""
+    final_eval_deals: int = 100
+    """Duplicate deals of the evaluation printed at the end."""
+    eval_deal_seed: int = 1_000_000
+    """First seed of the evaluation deal set (training deals never use seeds below 2**32)."""
+    log_seconds: float = 5.0
+    """Progress line and TensorBoard scalars this often."""
+    runs_dir: str = "runs"
+    """Parent folder of run directories."""
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first knob with an impossible value."""
+        if self.objective not in ("score", "win"):
+            raise ValueError(f"objective must be 'score' or 'win', got {self.objective!r}")
+        if self.total_minutes <= 0 and self.total_frames <= 0:
+            raise ValueError("set total_minutes or total_frames to a positive value")
 
 
 def _coerce(name: str, value: Any, kind: Any) -> Any:

@@ -4,28 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..config import RunConfig
+
 #: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
 #: past snapshot of the learner from the pool.
 SELF, SNAPSHOTS = "self", "snapshots"
 
 
 @dataclass
-class PPOConfig:
-    """Every knob of `baohuang train ppo`. YAML keys are these field names."""
+class PPOConfig(RunConfig):
+    """Every knob of `baohuang train ppo` (with `RunConfig`'s). YAML keys are these field names."""
 
     exp_name: str = "ppo"
     """Name of the experiment, part of the run directory name."""
-    preset: str = "jj"
-    """Rule preset to train on."""
-    seed: int = 1
-    """Seeds Python, numpy and torch, and the generator that deals and samples the rollouts."""
     objective: str = "win"
     """Reward at the end of a deal: "win" (+1/-1/0 by the seat's score sign) or "score" (the
     deal score times reward_scale)."""
-    reward_scale: float = 0.125
-    """Multiplies scores with objective "score" (JJ scores span -24..24)."""
-    total_minutes: float = 10.0
-    """Wall-clock training budget; training stops at whichever of this and total_frames comes first."""
     total_frames: int = 0
     """Stop after this many environment steps (0: no limit). When set, the learning-rate
     schedule follows frames rather than time, so runs are reproducible."""
@@ -92,28 +86,11 @@ class PPOConfig:
     """Torch threads for the update (rollouts run their small forward passes on one)."""
 
     # --- logging, checkpoints, evaluation ---------------------------------------------
-    checkpoint_minutes: float = 2.0
-    """Write a checkpoint this often (and always at the end)."""
-    eval_minutes: float = 3.0
-    """Evaluate against the scripted bots this often (0: only at the end)."""
     eval_protocol: str = "team"
     """Protocol of the periodic evaluation: "team" (the agent plays a whole side) or "seat"."""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "autoplay", "greedy"])
-    """Scripted bots to evaluate against (agent specs)."""
-    eval_deals: int = 20
-    """Duplicate deals of the periodic evaluation."""
-    final_eval_deals: int = 100
-    """Duplicate deals of the evaluation printed at the end."""
-    eval_deal_seed: int = 1_000_000
-    """First seed of the evaluation deal set (training deals never use seeds below 2**32)."""
-    log_seconds: float = 5.0
-    """Progress line and TensorBoard scalars this often."""
-    runs_dir: str = "runs"
-    """Parent folder of run directories."""
 
     def validate(self) -> None:
-        if self.objective not in ("score", "win"):
-            raise ValueError(f"objective must be 'score' or 'win', got {self.objective!r}")
+        super().validate()
         if self.lr_schedule not in ("constant", "linear"):
             raise ValueError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
         if self.eval_protocol not in ("team", "seat"):
@@ -131,8 +108,6 @@ class PPOConfig:
             raise ValueError(f"opponent_mix needs non-negative weights with a positive sum, got {self.opponent_mix}")
         if not 0.0 <= self.gae_lambda <= 1.0 or not 0.0 < self.gamma <= 1.0:
             raise ValueError("gae_lambda must be in [0, 1] and gamma in (0, 1]")
-        if self.total_minutes <= 0 and self.total_frames <= 0:
-            raise ValueError("set total_minutes or total_frames to a positive value")
 
     def opponent_specs(self) -> list[str]:
         """The agent specs of opponent_mix (everything but "self" and "snapshots")."""
