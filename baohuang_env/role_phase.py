@@ -16,6 +16,7 @@ hold the role, in a public order, with the extra options only in that seat's mas
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from .cards import NUM_SEATS
@@ -250,7 +251,7 @@ class Solo:
         return True
 
 
-class _RoundOfOthers:
+class _RoundOfOthers(ABC):
     """A round asking the four seats other than the emperor once each: in play order from
     `lower(E)` (`step = 1`) or in upper order from `upper(E)` (`step = -1`). Subclasses say
     when the round applies (`applies`) and what each answer does (`answer`)."""
@@ -275,9 +276,9 @@ class _RoundOfOthers:
         game.role_state["asked"] += 1
         return game.role_state["asked"] == NUM_SEATS - 1
 
+    @abstractmethod
     def answer(self, game: Game, seat: int, decision: int) -> bool:
         """Record `seat`'s answer; True when it ends the round early."""
-        raise NotImplementedError
 
 
 class Grab(_RoundOfOthers):
