@@ -449,22 +449,39 @@ def paired_stats(d: Sequence[float]) -> PairedStats:
                        sum(x < 0 for x in d))
 
 
+class _PairGames:
+    """What both protocols' pair results share: the games split by composition ("A": A in
+    the seat or side that `table_a` describes), and A's headline figures for logging."""
+
+    records: list
+
+    @cached_property
+    def records_a(self) -> list:
+        return [r for r in self.records if r.composition == "A"]
+
+    @cached_property
+    def records_b(self) -> list:
+        return [r for r in self.records if r.composition == "B"]
+
+    @property
+    def win_rate(self) -> float:
+        """A's win rate over all its games (focal seat or side), for logging."""
+        return self.table_a["overall"].win_rate
+
+    @property
+    def mean_diff(self) -> float:
+        """Mean paired difference: > 0 when A scores better."""
+        return self.paired.mean
+
+
 @dataclass
-class PairResult:
+class PairResult(_PairGames):
     """All focal games of one pair (A, B) under the duplicate rotation."""
 
     a: str
     b: str
     records: list[GameRecord]  # in schedule order: deal, focal seat, composition
     seconds: float = 0.0
-
-    @cached_property
-    def records_a(self) -> list[GameRecord]:
-        return [r for r in self.records if r.composition == "A"]
-
-    @cached_property
-    def records_b(self) -> list[GameRecord]:
-        return [r for r in self.records if r.composition == "B"]
 
     @cached_property
     def table_a(self) -> dict[str, Stats]:
@@ -485,16 +502,6 @@ class PairResult:
         """Paired differences score(A focal) - score(B focal), in schedule order (deal, seat)."""
         b_scores = {(r.deal, r.seat): r.score for r in self.records_b}
         return [r.score - b_scores[(r.deal, r.seat)] for r in self.records_a]
-
-    @property
-    def win_rate(self) -> float:
-        """A's focal win rate (overall), for logging."""
-        return self.table_a["overall"].win_rate
-
-    @property
-    def mean_diff(self) -> float:
-        """Mean paired difference score(A focal) - score(B focal): > 0 when A scores better."""
-        return self.paired.mean
 
     def to_dict(self, games: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -605,7 +612,7 @@ def team_paired_difference(records: Sequence[TeamRecord]) -> PairedStats:
 
 
 @dataclass
-class TeamPairResult:
+class TeamPairResult(_PairGames):
     """All games of one pair (A, B) under the team protocol."""
 
     a: str
@@ -613,17 +620,7 @@ class TeamPairResult:
     records: list[TeamRecord]  # in schedule order: deal, composition
     seconds: float = 0.0
 
-    protocol = "team"
-
-    @cached_property
-    def records_a(self) -> list[TeamRecord]:
-        """The games with A on the emperor's side."""
-        return [r for r in self.records if r.composition == "A"]
-
-    @cached_property
-    def records_b(self) -> list[TeamRecord]:
-        """The games with B on the emperor's side."""
-        return [r for r in self.records if r.composition == "B"]
+    protocol = "team"  # records_a: the games with A on the emperor's side
 
     def side_results(self, composition: str) -> list[tuple[str, int]]:
         """(side played, side result) of agent A (composition "A") or B ("B") in every game."""
@@ -654,16 +651,6 @@ class TeamPairResult:
         with B on it."""
         b_scores = {r.deal: r.score for r in self.records_b}
         return [r.score - b_scores[r.deal] for r in self.records_a]
-
-    @property
-    def win_rate(self) -> float:
-        """A's side win rate (all games), for logging."""
-        return self.table_a["overall"].win_rate
-
-    @property
-    def mean_diff(self) -> float:
-        """Mean paired difference per deal: > 0 when A's side scores better."""
-        return self.paired.mean
 
     def to_dict(self, games: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {

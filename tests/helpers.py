@@ -55,3 +55,15 @@ def hidden_variant(game: Game, seat: int, rng: np.random.Generator) -> tuple[lis
         if candidates:
             return new.tolist(), int(rng.choice(candidates))
     raise AssertionError("no variant found")
+
+
+def gym_episode_with_opponents(opponents: str, seed: int = 3) -> dict:
+    """Play one Gymnasium episode (first legal action) against `opponents`; the last info."""
+    import gymnasium
+
+    env = gymnasium.make("Baohuang-v0", opponents=opponents)
+    _, info = env.reset(seed=seed)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    return info

@@ -22,6 +22,8 @@ from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, action_table, get_ru
 from baohuang_env.cards import deck_counts
 from baohuang_env.encoding import Encoder
 
+from helpers import gym_episode_with_opponents
+
 RULES = get_rules("jj")
 TINY = ["actors=0", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16",
         "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100", "total_minutes=5"]
@@ -103,13 +105,7 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
     result = evaluate_against(agent, "random", RULES, [11, 12])
     assert 0.0 <= result.win_rate <= 1.0
     # ... and as the Gymnasium env's opponents
-    import gymnasium
-
-    env = gymnasium.make("Baohuang-v0", opponents=f"dmc:{run_dir / 'model.pt'}")
-    _, info = env.reset(seed=3)
-    done = False
-    while not done:
-        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    info = gym_episode_with_opponents(f"dmc:{run_dir / 'model.pt'}")
     assert "scores" in info and sum(info["scores"]) == 0
 
 

@@ -21,6 +21,8 @@ from agents.ppo.trainer import CHECKPOINT_NAME, architecture, ppo_update, train
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
 
+from helpers import gym_episode_with_opponents
+
 RULES = get_rules("jj")
 TINY = ["num_games=8", "rollout_decisions=256", "minibatch_size=128", "update_epochs=2", "hidden=32", "head=16",
         "value_hidden=32", "torch_threads=1", "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100",
@@ -190,13 +192,7 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
         result = evaluate_against(agent, "random", RULES, [11, 12], protocol=protocol)
         assert len(result.records) == games
     # ... and the Gymnasium env's opponents
-    import gymnasium
-
-    env = gymnasium.make("Baohuang-v0", opponents=f"ppo:{run_dir / CHECKPOINT_NAME}")
-    _, info = env.reset(seed=3)
-    done = False
-    while not done:
-        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    info = gym_episode_with_opponents(f"ppo:{run_dir / CHECKPOINT_NAME}")
     assert "scores" in info and sum(info["scores"]) == 0
 
 
