@@ -58,6 +58,8 @@ def test_config_errors_name_the_key(tmp_path):
         load_config(DMCConfig, None, ["actors=two"])
     with pytest.raises(ValueError, match="objective"):
         load_config(DMCConfig, None, ["objective=money"])
+    with pytest.raises(ValueError, match="networks must be one of 'per_role', 'shared'"):
+        load_config(DMCConfig, None, ["networks=everyone"])
     bad = tmp_path / "bad.yaml"
     bad.write_text("- a list\n- not a mapping\n")
     with pytest.raises(ValueError, match="mapping"):
@@ -75,7 +77,7 @@ def test_shipped_configs_load():
 
 def _params(run_dir: Path) -> dict[str, torch.Tensor]:
     ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
-    return {f"{r}.{k}": v for r in ROLES for k, v in ckpt["models"][r].items()}
+    return {f"{r}.{k}": v for r, model in ckpt["models"].items() for k, v in model.items()}
 
 
 def test_train_checkpoint_resume_and_evaluate(tmp_path):
@@ -107,6 +109,40 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
     # ... and as the Gymnasium env's opponents
     info = gym_episode_with_opponents(f"dmc:{run_dir / 'model.pt'}")
     assert "scores" in info and sum(info["scores"]) == 0
+
+
+def test_shared_network_trains_plays_and_refuses_a_per_role_resume(tmp_path):
+    """`networks: shared`: one network scores every role's decisions and is what the
+    checkpoint holds; the agent uses it at every seat; resuming as per_role is refused."""
+    run_dir = train(tiny_config(tmp_path, "networks=shared", "total_frames=2000"))
+    ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
+    assert list(ckpt["models"]) == ["shared"] and list(ckpt["optimizers"]) == ["shared"]
+    assert ckpt["arch"]["networks"] == "shared" and ckpt["counters"]["updates"] > 0
+    agent = DMCAgent.from_checkpoint(str(run_dir / "model.pt"), RULES)
+    assert len(agent.nets) == 1
+    enc, game, networks = Encoder(RULES), Game(RULES, seed=8), set()
+    while not game.is_over:
+        obs, mask = enc.encode(game, game.current_player), game.legal_mask()
+        networks.add(agent.network_of(obs))
+        game.step(agent.act(obs, mask))
+    assert networks == {0}
+    with pytest.raises(ValueError, match=r"networks 'shared'.*'per_role'"):
+        train(tiny_config(tmp_path, "total_frames=4000"), resume=str(run_dir))
+
+
+def test_per_role_agent_picks_the_network_of_the_seats_role(tmp_path):
+    run_dir = train(tiny_config(tmp_path, "total_frames=500"))
+    agent = DMCAgent.from_checkpoint(str(run_dir / "model.pt"), RULES)
+    assert len(agent.nets) == len(ROLES)
+    enc, game = Encoder(RULES), Game(RULES, seed=8)
+    while not game.is_over:
+        seat = game.current_player
+        obs = enc.encode(game, seat)
+        if game.phase == "play":
+            role = ("solo" if game.emperor == game.guard else "emperor") if seat == game.emperor else (
+                "guard" if seat == game.guard else "rebel")
+            assert ROLES[agent.network_of(obs)] == role
+        game.step(agent.act(obs, game.legal_mask()))
 
 
 def test_checkpoint_agent_evaluates_in_worker_processes(tmp_path):

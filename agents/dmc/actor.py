@@ -1,9 +1,10 @@
 """Actors: self-play games with ε-greedy DMC agents, writing rows into shared buffers.
 
 Buffers (DouZero's layout): preallocated shared-memory tensors of `slots` x `unroll_length`
-rows, the slots partitioned by role network. An actor takes a free slot index of a role
-from that role's free queue, fills it with rows of that role, and hands the index to the
-learner through the full queue; the learner returns it to the free queue after the update.
+rows, the slots partitioned by network (one per role, or the one shared network). An actor
+takes a free slot index of a network from that network's free queue, fills it with rows that
+network scored, and hands the index to the learner through the full queue; the learner
+returns it to the free queue after the update.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from baohuang_env.encoding import Encoder
 
 from .agent import DMCAgent
 from .config import DMCConfig
-from .model import ROLES, QNetwork
+from .model import QNetwork, network_names
 
 #: Training deals draw seeds from here up, so they never meet an evaluation deal set
 #: (evaluation seed ranges stay below 2**32).
@@ -29,8 +30,8 @@ TRAIN_SEED_BASE = 2**32
 
 
 def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, torch.Tensor]:
-    """Shared-memory rows: slot k belongs to role k // cfg.slots_per_role."""
-    slots, T = cfg.slots_per_role * len(ROLES), cfg.unroll_length
+    """Shared-memory rows: slot k belongs to network k // cfg.slots_per_role."""
+    slots, T = cfg.slots_per_role * len(network_names(cfg.networks)), cfg.unroll_length
     return {
         "obs": torch.zeros(slots, T, obs_size).share_memory_(),
         "action": torch.zeros(slots, T, action_size).share_memory_(),
@@ -53,13 +54,13 @@ class Collector:
         self.features = self.agent.features
         self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
         self.rng = np.random.default_rng(seed)
-        self.staging: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in ROLES]
+        self.staging: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in nets]
 
     def play_game(self) -> None:
         """One self-play game; its decisions go to staging, full slots to the learner."""
         game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_BASE, 2**63 - 1)))
         enc, agent = self.encoder, self.agent
-        rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]
+        rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]  # (network, obs, action)
         steps = 0
         while not game.is_over:
             seat = game.current_player
@@ -70,39 +71,39 @@ class Collector:
             else:
                 obs = enc.encode(game, seat)
                 action = agent.act(obs, mask)
-                rows[seat].append((agent.role_of(obs), obs, action))
+                rows[seat].append((agent.network_of(obs), obs, action))
                 game.step(action)
             steps += 1
         scores = game.result.scores
         for seat in range(NUM_SEATS):
             ret = (scores[seat] * self.cfg.reward_scale if self.cfg.objective == "score"
                    else float(np.sign(scores[seat])))
-            for role, obs, action in rows[seat]:
-                self.staging[role].append((obs, action, ret))
+            for net, obs, action in rows[seat]:
+                self.staging[net].append((obs, action, ret))
         with self.frames.get_lock():
             self.frames.value += steps
-        for role in range(len(ROLES)):
-            while len(self.staging[role]) >= self.cfg.unroll_length and self._flush(role):
+        for net in range(len(self.staging)):
+            while len(self.staging[net]) >= self.cfg.unroll_length and self._flush(net):
                 pass
 
-    def _flush(self, role: int) -> bool:
+    def _flush(self, net: int) -> bool:
         """Move one slot's worth of staged rows into a free slot; False when none is free
         and `blocking` is off (inline mode: the learner must first consume a batch)."""
         T = self.cfg.unroll_length
         while True:
             try:
-                slot = self.free_queues[role].get(block=self.blocking, timeout=1.0 if self.blocking else None)
+                slot = self.free_queues[net].get(block=self.blocking, timeout=1.0 if self.blocking else None)
                 break
             except queue.Empty:
                 if not self.blocking:
                     return False
                 if self.should_stop():  # the learner is done, or died (kill -9): no one to wait for
                     raise SystemExit(0) from None
-        chunk, self.staging[role] = self.staging[role][:T], self.staging[role][T:]
+        chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
         self.buffers["obs"][slot] = torch.from_numpy(np.stack([c[0] for c in chunk]))
         self.buffers["action"][slot] = torch.from_numpy(self.features[[c[1] for c in chunk]])
         self.buffers["target"][slot] = torch.tensor([c[2] for c in chunk])
-        self.full_queue.put((role, slot))
+        self.full_queue.put((net, slot))
         return True
 
 

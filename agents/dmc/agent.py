@@ -9,7 +9,7 @@ from baohuang_env.rules import Rules
 
 from ..checkpoint import compatibility, load_checkpoint
 from .features import ACTION_FEATURE_VERSION, ActionFeatures
-from .model import ROLES, NumpyQ, QNetwork, role_index
+from .model import NumpyQ, QNetwork, network_names, role_index
 
 
 def dmc_compatibility(rules: Rules) -> dict:
@@ -17,7 +17,8 @@ def dmc_compatibility(rules: Rules) -> dict:
 
 
 class DMCAgent:
-    """Acts with one Q network per role; `epsilon` > 0 explores uniformly (for actors)."""
+    """Acts with one Q network per role, or with one shared network when `nets` holds one;
+    `epsilon` > 0 explores uniformly (for actors)."""
 
     def __init__(self, rules: Rules, nets: list[QNetwork], epsilon: float = 0.0, seed: int | None = None) -> None:
         self.rules = rules
@@ -45,9 +46,9 @@ class DMCAgent:
             raise ValueError(f"{path} is not a DMC checkpoint")
         arch = ckpt["arch"]
         nets = []
-        for role in ROLES:
+        for name in network_names(arch.get("networks", "per_role")):  # older checkpoints: per role
             net = QNetwork(arch["obs_size"], arch["action_size"], arch["hidden"], arch["head"])
-            net.load_state_dict(ckpt["models"][role])
+            net.load_state_dict(ckpt["models"][name])
             net.eval()
             nets.append(net)
         return cls(rules, nets)
@@ -55,8 +56,9 @@ class DMCAgent:
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def role_of(self, observation: np.ndarray) -> int:
-        return role_index(observation[self._role_slice])
+    def network_of(self, observation: np.ndarray) -> int:
+        """Index in `nets` of the network that scores this decision."""
+        return 0 if len(self.nets) == 1 else role_index(observation[self._role_slice])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]
@@ -64,5 +66,5 @@ class DMCAgent:
             return int(legal[0])
         if self.epsilon and self.rng.random() < self.epsilon:
             return int(legal[self.rng.integers(legal.size)])
-        q = self._numpy[self.role_of(observation)].q_values(observation, self.features[legal])
+        q = self._numpy[self.network_of(observation)].q_values(observation, self.features[legal])
         return int(legal[int(np.argmax(q))])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config import RunConfig
+from .model import network_names
 
 
 @dataclass
@@ -17,10 +18,15 @@ class DMCConfig(RunConfig):
     """Actor processes; 0 runs the actor inline in the learner (deterministic, for tests)."""
     epsilon: float = 0.05
     """Exploration: an actor plays a uniformly random legal action with this probability."""
+    networks: str = "per_role"
+    """"per_role": one Q network per role (emperor, guard, rebel, solo), DouZero's layout.
+    "shared": one network for every role; it reads the role from the observation, so every
+    seat's decisions train it (about five times the data of the emperor's or the guard's
+    network), which learns faster on a short budget."""
     unroll_length: int = 64
     """Rows per buffer slot (transitions an actor writes before handing a slot over)."""
     slots_per_role: int = 48
-    """Shared buffer slots per role network."""
+    """Shared buffer slots per network (per role network, or of the one shared network)."""
     batch_slots: int = 8
     """Slots per learner batch: a batch is batch_slots * unroll_length rows of one role."""
     learning_rate: float = 0.0005
@@ -34,6 +40,7 @@ class DMCConfig(RunConfig):
 
     def validate(self) -> None:
         super().validate()
+        network_names(self.networks)
         positive = {"unroll_length": self.unroll_length, "slots_per_role": self.slots_per_role,
                     "batch_slots": self.batch_slots, "hidden": self.hidden, "head": self.head}
         for name, value in positive.items():

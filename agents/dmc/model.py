@@ -16,6 +16,10 @@ from torch import nn
 #: Networks, one per role the acting seat knows it has. The abdication decision is made by
 #: the emperor-card holder before roles are fixed, with the emperor network.
 ROLES = ("emperor", "guard", "rebel", "solo")
+#: The one network of `networks: shared`, which reads the role from the observation.
+SHARED = ("shared",)
+#: `DMCConfig.networks` -> the names of the networks an agent has.
+NETWORKS = {"per_role": ROLES, "shared": SHARED}
 #: `my_role` one-hot order of the observation (baohuang_env.encoding.MY_ROLES) -> ROLES index.
 _MY_ROLE_TO_NET = {"emperor": 0, "guard": 1, "solo": 3, "rebel": 2}
 
@@ -48,6 +52,14 @@ class NumpyQ:
         z = np.maximum(actions @ self.wa.T + (self.ba + h), 0.0)
         z = np.maximum(z @ self.w3.T + self.b3, 0.0)
         return z @ self.w4[0] + self.b4[0]
+
+
+def network_names(networks: str) -> tuple[str, ...]:
+    """The networks of a DMC agent: one per role (`per_role`, DouZero's layout) or one for
+    every role (`shared`)."""
+    if networks not in NETWORKS:
+        raise ValueError(f"networks must be one of {', '.join(map(repr, NETWORKS))}, got {networks!r}")
+    return NETWORKS[networks]
 
 
 def role_index(my_role: np.ndarray) -> int:

@@ -1,7 +1,7 @@
 """`baohuang train dmc`: the DMC learner loop, top to bottom.
 
     config -> run dir -> seeding -> networks (shared memory) + optimizers -> [resume]
-    -> shared buffers + actor processes -> loop { take full slots; when a role has a
+    -> shared buffers + actor processes -> loop { take full slots; when a network has a
     batch: regress Q on Monte-Carlo returns; log; checkpoint; evaluate } -> final
     checkpoint -> evaluation table against the scripted bots.
 """
@@ -41,7 +41,7 @@ from .actor import Collector, actor_process, make_buffers
 from .agent import DMCAgent, dmc_compatibility
 from .config import DMCConfig
 from .features import ActionFeatures
-from .model import ROLES, QNetwork
+from .model import QNetwork, network_names
 
 __all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "Counters", "evaluate_live", "export_model", "train"]
 
@@ -56,12 +56,14 @@ class Counters:
 
 def checkpoint_payload(cfg: DMCConfig, rules, nets, optimizers, counters: Counters, obs_size: int,
                        action_size: int) -> dict[str, Any]:
+    names = network_names(cfg.networks)
     return {
         "compat": dmc_compatibility(rules),
         "config": config_to_dict(cfg),
-        "arch": {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head},
-        "models": {role: net.state_dict() for role, net in zip(ROLES, nets, strict=True)},
-        "optimizers": {role: opt.state_dict() for role, opt in zip(ROLES, optimizers, strict=True)},
+        "arch": {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head,
+                 "networks": cfg.networks},
+        "models": {name: net.state_dict() for name, net in zip(names, nets, strict=True)},
+        "optimizers": {name: opt.state_dict() for name, opt in zip(names, optimizers, strict=True)},
         "counters": vars(counters).copy(),
         "rng": rng_state(),
     }
@@ -81,18 +83,22 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
         if (saved.hidden, saved.head) != (cfg.hidden, cfg.head):
             raise ValueError(f"cannot resume {ckpt_path}: network sizes differ from the config "
                              f"(hidden/head {saved.hidden}/{saved.head} vs {cfg.hidden}/{cfg.head})")
+        if saved.networks != cfg.networks:
+            raise ValueError(f"cannot resume {ckpt_path}: it has networks {saved.networks!r}, "
+                             f"the config asks for {cfg.networks!r}")
         run_dir = ckpt_path.parent
         counters = Counters(**ckpt["counters"])
     run_dir, writer = start_run(cfg, run_dir)
 
     seed_everything(cfg.seed + counters.updates)
     torch.set_num_threads(1)
-    nets = [QNetwork(obs_size, action_size, cfg.hidden, cfg.head) for _ in ROLES]
+    names = network_names(cfg.networks)
+    nets = [QNetwork(obs_size, action_size, cfg.hidden, cfg.head) for _ in names]
     optimizers = [torch.optim.Adam(net.parameters(), lr=cfg.learning_rate) for net in nets]
     if ckpt is not None:
-        for role, net, opt in zip(ROLES, nets, optimizers, strict=True):
-            net.load_state_dict(ckpt["models"][role])
-            opt.load_state_dict(ckpt["optimizers"][role])
+        for name, net, opt in zip(names, nets, optimizers, strict=True):
+            net.load_state_dict(ckpt["models"][name])
+            opt.load_state_dict(ckpt["optimizers"][name])
         set_rng_state(ckpt["rng"])
         print(f"resumed {run_dir} at {counters.frames} frames, {counters.updates} updates", file=log)
     for net in nets:
@@ -103,11 +109,11 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
     buffers = make_buffers(cfg, obs_size, action_size)
     inline = cfg.actors == 0
     q_factory = queue.Queue if inline else ctx.Queue
-    free_queues = [q_factory() for _ in ROLES]
+    free_queues = [q_factory() for _ in names]
     full_queue = q_factory()
-    for role in range(len(ROLES)):
+    for net in range(len(names)):
         for k in range(cfg.slots_per_role):
-            free_queues[role].put(role * cfg.slots_per_role + k)
+            free_queues[net].put(net * cfg.slots_per_role + k)
     frames = ctx.Value("q", counters.frames)
     stop = ctx.Event()
     actor_seed = cfg.seed * 1000 + counters.updates
@@ -124,36 +130,36 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
             procs.append(p)
 
     # --- the learner loop ---------------------------------------------------------------
-    pending: list[list[int]] = [[] for _ in ROLES]
+    pending: list[list[int]] = [[] for _ in names]
     budget_s = cfg.total_minutes * 60 if cfg.total_minutes > 0 else float("inf")
     start = time.time() - counters.elapsed_s
     last_log = last_ckpt = last_eval = time.time()
     frames_at_log, log_t = counters.frames, time.time()
-    recent_loss = {r: [] for r in ROLES}
-    recent_return = {r: [] for r in ROLES}
+    recent_loss = {r: [] for r in names}
+    recent_return = {r: [] for r in names}
 
     def out_of_budget() -> bool:
         over_frames = cfg.total_frames > 0 and frames.value >= cfg.total_frames
         return over_frames or time.time() - start >= budget_s
 
-    def learn(role: int) -> None:
-        """One regression step of `role`'s network on a batch of its full slots."""
-        slots, pending[role] = pending[role][:cfg.batch_slots], pending[role][cfg.batch_slots:]
+    def learn(net: int) -> None:
+        """One regression step of network `net` on a batch of its full slots."""
+        slots, pending[net] = pending[net][:cfg.batch_slots], pending[net][cfg.batch_slots:]
         idx = torch.tensor(slots)
         obs = buffers["obs"][idx].flatten(0, 1)  # advanced indexing copies: the slots can go back
         act = buffers["action"][idx].flatten(0, 1)
         target = buffers["target"][idx].flatten(0, 1)
         for s in slots:
-            free_queues[role].put(s)
-        loss = torch.nn.functional.mse_loss(nets[role](obs, act), target)
-        optimizers[role].zero_grad()
+            free_queues[net].put(s)
+        loss = torch.nn.functional.mse_loss(nets[net](obs, act), target)
+        optimizers[net].zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(nets[role].parameters(), cfg.max_grad_norm)
-        optimizers[role].step()
+        torch.nn.utils.clip_grad_norm_(nets[net].parameters(), cfg.max_grad_norm)
+        optimizers[net].step()
         counters.updates += 1
         counters.rows += target.numel()
-        recent_loss[ROLES[role]].append(loss.item())
-        recent_return[ROLES[role]].append(target.mean().item())
+        recent_loss[names[net]].append(loss.item())
+        recent_return[names[net]].append(target.mean().item())
 
     try:
         while not out_of_budget():
@@ -169,10 +175,10 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
                     if not any(p.is_alive() for p in procs):
                         raise RuntimeError("all actor processes died; see their errors above") from None
                     continue
-            for role, slot in items:
-                pending[role].append(slot)
-                if len(pending[role]) >= cfg.batch_slots:
-                    learn(role)
+            for net, slot in items:
+                pending[net].append(slot)
+                if len(pending[net]) >= cfg.batch_slots:
+                    learn(net)
 
             now = time.time()
             counters.frames, counters.elapsed_s = frames.value, now - start
@@ -181,13 +187,13 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
                 frames_at_log, log_t, last_log = counters.frames, now, now
                 writer.add_scalar("charts/SPS", fps, counters.frames)
                 writer.add_scalar("charts/updates", counters.updates, counters.frames)
-                for r in ROLES:
+                for r in names:
                     if recent_loss[r]:
                         writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), counters.frames)
                         writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])),
                                           counters.frames)
                 losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
-                for r in ROLES:
+                for r in names:
                     recent_loss[r].clear()
                     recent_return[r].clear()
                 remaining = max(budget_s - counters.elapsed_s, 0)
