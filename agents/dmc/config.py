@@ -28,7 +28,7 @@ class DMCConfig(RunConfig):
     slots_per_role: int = 48
     """Shared buffer slots per network (per role network, or of the one shared network)."""
     batch_slots: int = 8
-    """Slots per learner batch: a batch is batch_slots * unroll_length rows of one role."""
+    """Slots per learner batch: a batch is batch_slots * unroll_length rows of one network."""
     learning_rate: float = 0.0005
     """Adam learning rate."""
     max_grad_norm: float = 10.0
