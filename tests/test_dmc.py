@@ -131,8 +131,13 @@ def test_shared_network_trains_plays_and_refuses_a_per_role_resume(tmp_path):
 
 
 def test_per_role_agent_picks_the_network_of_the_seats_role(tmp_path):
+    """Also: a checkpoint from before `networks` existed (no such key in its arch) loads as
+    per-role networks."""
     run_dir = train(tiny_config(tmp_path, "total_frames=500"))
-    agent = DMCAgent.from_checkpoint(str(run_dir / "model.pt"), RULES)
+    ckpt = torch.load(run_dir / "model.pt", weights_only=True)
+    assert ckpt["arch"].pop("networks") == "per_role"
+    torch.save(ckpt, tmp_path / "older.pt")
+    agent = DMCAgent.from_checkpoint(str(tmp_path / "older.pt"), RULES)
     assert len(agent.nets) == len(ROLES)
     enc, game = Encoder(RULES), Game(RULES, seed=8)
     while not game.is_over:
