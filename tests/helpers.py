@@ -1,6 +1,8 @@
-"""Small builders shared by the test modules: hands and plays from card text."""
+"""Small builders shared by the test modules: hands and plays from card text, random games."""
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 
@@ -9,6 +11,29 @@ from baohuang_env import Game, Play, action_table, get_rules
 RULES = get_rules("jj")
 TABLE = action_table(RULES)
 KINDS = TABLE.kinds
+
+
+def max_steps(rules) -> int:
+    """Bound on one deal's steps: the role phase asks at most 10 + 4 * 5 decisions (two
+    circles of abdications, then the solo, grab, guard, rebellion and kick rounds); in play
+    every play removes at least one card and at most 4 passes follow a play."""
+    return 30 + 5 * rules.deck_size
+
+
+def random_game(rules, seed: int, policy_seed: int, check=None, step_limit: int | None = None) -> Game:
+    """Play one deal with uniformly random legal actions, calling `check(game)` before each
+    step; asserts it ends within `step_limit` steps (default `max_steps(rules)`)."""
+    limit = max_steps(rules) if step_limit is None else step_limit
+    game = Game(rules, seed=seed)
+    rng = random.Random(policy_seed)
+    steps = 0
+    while not game.is_over:
+        if check is not None:
+            check(game)
+        game.step(rng.choice(game.legal_actions().tolist()))
+        steps += 1
+        assert steps <= limit
+    return game
 
 
 def hand(text: str) -> list[int]:

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from baohuang_env import PRESETS, Game, IllegalActionError, get_rules
 from baohuang_env.cards import NUM_SEATS
 
+from helpers import random_game
+
 PRESET_NAMES = sorted(PRESETS)
 #: The room options of RULES.md §8 that change play, each with the rest of its preset.
 VARIANTS = [("lianzhong_simple", {"roasting": True}), ("lianzhong_classic", {"roasting": True, "hold_sixes": True}),
@@ -22,28 +24,8 @@ seeds = st.integers(min_value=0, max_value=2**63 - 1)
 PROPERTY = settings(max_examples=25, deadline=None)
 
 
-def max_steps(rules) -> int:
-    """Bound on one deal's steps: the role phase asks at most 10 + 4 * 5 decisions (two
-    circles of abdications, then the solo, grab, guard, rebellion and kick rounds); in play
-    every play removes at least one card and at most 4 passes follow a play."""
-    return 30 + 5 * rules.deck_size
-
-
 def total_cards(game: Game) -> int:
     return sum(map(sum, game.hands)) + sum(game.total_played) + sum(game.pile)
-
-
-def random_game(rules, seed: int, policy_seed: int, check=None) -> Game:
-    game = Game(rules, seed=seed)
-    rng = random.Random(policy_seed)
-    steps = 0
-    while not game.is_over:
-        if check is not None:
-            check(game)
-        game.step(rng.choice(game.legal_actions().tolist()))
-        steps += 1
-        assert steps <= max_steps(rules)
-    return game
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

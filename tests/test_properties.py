@@ -13,6 +13,8 @@ import reference
 from baohuang_env import FIRST_PLAY, PASS, Game, IllegalActionError, action_table, get_rules
 from baohuang_env.cards import deck_counts
 
+from helpers import random_game
+
 RULES = get_rules("jj")
 TABLE = action_table(RULES)
 DECK = deck_counts(RULES).astype(int).tolist()
@@ -34,21 +36,6 @@ def _play_counts(action: int) -> list[int]:
     counts[reference.SJ] += p.small
     counts[reference.BJ] += p.big
     return counts
-
-
-def _random_game(seed: int, policy_seed: int, check=None) -> Game:
-    """Play one deal with uniformly random legal actions, calling `check(game)` before each."""
-    game = Game(RULES, seed=seed)
-    rng = random.Random(policy_seed)
-    steps = 0
-    while not game.is_over:
-        if check is not None:
-            check(game)
-        actions = game.legal_actions().tolist()
-        game.step(rng.choice(actions))
-        steps += 1
-        assert steps <= MAX_STEPS
-    return game
 
 
 @PROPERTY
@@ -75,7 +62,7 @@ def test_cards_are_conserved(seed, policy_seed):
 @PROPERTY
 @given(seed=seeds, policy_seed=seeds)
 def test_game_ends_with_zero_sum_scores_and_valid_places(seed, policy_seed):
-    game = _random_game(seed, policy_seed)
+    game = random_game(RULES, seed, policy_seed, step_limit=MAX_STEPS)
     r = game.result
     assert game.phase == "over" and game.is_over
     assert sum(r.scores) == 0
@@ -117,7 +104,7 @@ def test_every_game_ends_within_the_bound_and_the_mask_is_never_empty(seed, poli
             assert not mask[1:FIRST_PLAY].any()
         steps.append(1)
 
-    game = _random_game(seed, policy_seed, check)
+    game = random_game(RULES, seed, policy_seed, check, step_limit=MAX_STEPS)
     assert game.is_over and len(steps) <= MAX_STEPS
     assert not game.legal_mask().any() and game.legal_actions().size == 0
 
@@ -134,7 +121,7 @@ def test_play_phase_mask_matches_the_reference_generator(seed, policy_seed):
         got = {tuple(TABLE.play(a)) for a in game.legal_actions().tolist() if a >= FIRST_PLAY}
         assert got == expected
 
-    _random_game(seed, policy_seed, check)
+    random_game(RULES, seed, policy_seed, check, step_limit=MAX_STEPS)
 
 
 def _state(game: Game):
@@ -165,13 +152,13 @@ def test_legal_actions_step_and_illegal_ones_raise_without_changing_the_state(se
             raise AssertionError(f"illegal action {illegal} was accepted")
         assert _state(game) == before
 
-    _random_game(seed, policy_seed, check)
+    random_game(RULES, seed, policy_seed, check, step_limit=MAX_STEPS)
 
 
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds, policy_seed=seeds)
 def test_replay_reproduces_random_games(seed, policy_seed):
-    game = _random_game(seed, policy_seed)
+    game = random_game(RULES, seed, policy_seed, step_limit=MAX_STEPS)
     again = Game.from_replay(json.loads(json.dumps(game.to_replay())))
     assert again.result == game.result and again.log == game.log
 
