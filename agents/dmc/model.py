@@ -16,10 +16,9 @@ from torch import nn
 #: Networks, one per role the acting seat knows it has. The abdication decision is made by
 #: the emperor-card holder before roles are fixed, with the emperor network.
 ROLES = ("emperor", "guard", "rebel", "solo")
-#: The one network of `networks: shared`, which reads the role from the observation.
-SHARED = ("shared",)
-#: `DMCConfig.networks` -> the names of the networks an agent has.
-NETWORKS = {"per_role": ROLES, "shared": SHARED}
+#: `DMCConfig.networks` -> the names of the networks an agent has ("shared": one network
+#: that reads the role from the observation).
+NETWORKS = {"per_role": ROLES, "shared": ("shared",)}
 #: `my_role` one-hot order of the observation (baohuang_env.encoding.MY_ROLES) -> ROLES index.
 _MY_ROLE_TO_NET = {"emperor": 0, "guard": 1, "solo": 3, "rebel": 2}
 
