@@ -1,16 +1,17 @@
-"""Agents: anything with `act(observation, action_mask) -> int`.
+"""The bots and the trained agents: greedy and heuristic scripted bots, DMC and PPO.
 
-Scripted baselines live here beside the trainers; `make_agent(spec, rules)` builds any of
-them from a name such as "random" or "autoplay".
+Importing this package registers their kinds with `baohuang_env.agent.register_agent`
+("greedy", "heuristic", "dmc:PATH", "ppo:PATH"); the env package finds it through its
+`baohuang_env.agents` entry point, so `make_agent("heuristic", rules)` works anywhere.
+The protocol, the registry, the random bot and the auto-play bot live in `baohuang_env`.
 """
 
-from .base import AGENT_KINDS, Agent, make_agent, register_agent
+from baohuang_env.agent import AGENT_KINDS, Agent, RandomAgent, make_agent, register_agent
+from baohuang_env.autoplay import AutoPlayAgent
+
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
-from .scripted import AutoPlayAgent, RandomAgent
 
-register_agent("random", lambda arg, rules, seed: RandomAgent(seed))
-register_agent("autoplay", lambda arg, rules, seed: AutoPlayAgent(rules))
 register_agent("greedy", lambda arg, rules, seed: GreedyAgent(rules))
 register_agent("heuristic", lambda arg, rules, seed: HeuristicAgent(rules))
 

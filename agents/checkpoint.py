@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from baohuang_env.encoding import Encoder
-from baohuang_env.melds import LAYOUT_VERSION
+from baohuang_env.actions import LAYOUT_VERSION
 from baohuang_env.replay import atomic_path
 from baohuang_env.rules import Rules
 

@@ -124,7 +124,7 @@ from baohuang_env.game import ROLE, Game, IllegalActionError
 from baohuang_env.replay import atomic_path, save_replay
 from baohuang_env.rules import Rules, get_rules
 
-from .base import AGENT_KINDS, Agent, make_agent
+from baohuang_env.agent import AGENT_KINDS, Agent, make_agent
 
 #: First seed of the default evaluation deal set.
 EVAL_SEED_START = 1_000_000
@@ -726,11 +726,11 @@ def default_roles(rules: Rules, deal: int) -> Game:
     So in jj the first holder of the emperor card is emperor, the guard-card holder is guard
     (a hidden solo when that is the emperor), and the game stands at the emperor's first
     lead. In a calling preset the deal may end void (nobody could be forced to call)."""
-    from .scripted import AutoPlayAgent
+    from baohuang_env.autoplay import AutoPlayAgent
 
     game = Game(rules, seed=deal)
     auto = AutoPlayAgent(rules)
-    encoder = Encoder(rules) if getattr(auto, "uses_observation", True) else None
+    encoder = Encoder(rules) if auto.uses_observation else None
     while game.phase == ROLE:
         obs = encoder.encode(game, game.current_player) if encoder is not None else None
         game.step(auto.act(obs, game.legal_mask()))
@@ -778,7 +778,7 @@ def _slug(text: str) -> str:
 
 def _play_out(game: Game, agents: Sequence[Agent], encoder: Encoder, names: Sequence[str], where: str) -> None:
     """Play `game` to its end, seat q acting with agents[q] (called names[q] in errors)."""
-    observes = [getattr(ag, "uses_observation", True) for ag in agents]
+    observes = [ag.uses_observation for ag in agents]
     while not game.is_over:
         seat = game.current_player
         obs = encoder.encode(game, seat) if observes[seat] else _NO_OBSERVATION

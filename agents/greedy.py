@@ -4,7 +4,7 @@ Everything it uses is the observation (through `SeatView`), the action mask and 
 action table. Its rules, in order:
 
 Role phase: declare nothing, with the auto-play defaults of RULES.md §7
-(`agents.scripted.RoleDefaults`): ACCEPT the emperor card; answer NO (hidden guard, hidden
+(`baohuang_env.autoplay.RoleDefaults`): ACCEPT the emperor card; answer NO (hidden guard, hidden
 solo, no grab, rebellion, kick or surrender); in the calling presets call the lowest triple,
 else abdicate. The bot has no model of any role decision: these defaults serve every preset.
 
@@ -28,16 +28,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from baohuang_env.melds import FIRST_PLAY, PASS, action_table
+from baohuang_env.actions import FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
-from .scripted import RoleDefaults
+from baohuang_env.autoplay import RoleDefaults
 from .view import SeatView
 
 
 class GreedyAgent:
     """Cheapest winning play when following, weakest whole group when leading; saves jokers
     and 2s until the end game. See the module docstring for the exact rules."""
+
+    uses_observation = True
 
     #: Spend a play with jokers or 2s when following only if it leaves at most this many cards.
     SPEND_AT = 8

@@ -34,7 +34,7 @@ action table. The pieces:
   role phase means what it means in jj (accept/abdicate with no tribute and no void deal,
   JJ scoring, the 168-card deck). In every other preset, and for every prompt the models do
   not cover (weihai's decline, calls, grab, rebellion, kick, surrender), the bot gives the
-  auto-play defaults of RULES.md §7 (`agents.scripted.RoleDefaults`): accept, call the
+  auto-play defaults of RULES.md §7 (`baohuang_env.autoplay.RoleDefaults`): accept, call the
   lowest triple or abdicate, and NO to everything else. It never applies for the wind.
 """
 
@@ -46,10 +46,10 @@ from math import comb
 import numpy as np
 
 from baohuang_env.cards import COPIES_PER_RANK
-from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, action_table
+from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
-from .scripted import RoleDefaults
+from baohuang_env.autoplay import RoleDefaults
 from .view import OPPONENT, PARTNER, SeatView
 
 ACCEPT = DECISION_ID["ACCEPT"]
@@ -179,6 +179,8 @@ class _LazyOdds:
 
 class HeuristicAgent:
     """A card-tracking, team-aware scripted bot (see the module docstring)."""
+
+    uses_observation = True
 
     #: Finishing plans are only looked for when at most this many groups would have to be
     #: safe without a joker (keeps early decisions cheap; such hands almost never finish).

@@ -24,7 +24,7 @@ import numpy as np
 
 from baohuang_env.cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
 from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, Encoder
-from baohuang_env.melds import FIRST_PLAY, ActionTable, action_table
+from baohuang_env.actions import FIRST_PLAY, ActionTable, action_table
 from baohuang_env.rules import Rules
 
 #: team[] values: on my side, unknown, against me.

@@ -1,12 +1,19 @@
 """Baohuang (保皇): a five-player, four-deck Shandong card game as an RL environment.
 
-The rules engine (`Game`, `Rules`, the action table) is pure Python + numpy. The PettingZoo
-AEC environment is `baohuang_env.env(...)` / `raw_env(...)`; the Gymnasium single-agent view
-is registered as `Baohuang-v0`.
+The rules engine (`Game`, `Rules`, the action table) is pure Python + numpy and imports
+nothing else: `from baohuang_env import Game, get_rules` works without PettingZoo,
+Gymnasium or torch. The adapters load on first use: the PettingZoo AEC environment is
+`baohuang_env.env(...)` / `raw_env(...)`, and the Gymnasium single-agent view is
+registered as `Baohuang-v0` when Gymnasium is installed.
 """
 
-from .game import Game, GameResult, IllegalActionError
-from .melds import (
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.util import find_spec
+from typing import Any
+
+from .actions import (
     DECISIONS,
     FIRST_PLAY,
     LAYOUT_VERSION,
@@ -18,28 +25,42 @@ from .melds import (
     format_play,
     parse_play,
 )
+from .agent import Agent, make_agent, register_agent
+from .game import Game, GameResult, IllegalActionError
 from .rules import PRESETS, Rules, get_rules
+
+#: Names served lazily by `__getattr__`: the adapters over the engine, which need PettingZoo
+#: and Gymnasium.
+_ADAPTERS = {"env": "aec_env", "raw_env": "aec_env", "BaohuangGymEnv": "gym_env"}
 
 __all__ = [
     "DECISIONS", "FIRST_PLAY", "LAYOUT_VERSION", "PASS", "PRESETS",
-    "ActionTable", "Game", "GameResult", "IllegalActionError", "Play", "Rules",
-    "action_table", "beats", "format_play", "get_rules", "parse_play",
+    "ActionTable", "Agent", "BaohuangGymEnv", "Game", "GameResult", "IllegalActionError", "Play", "Rules",
+    "action_table", "beats", "env", "format_play", "get_rules", "make_agent", "parse_play", "raw_env",
+    "register_agent",
 ]
 
-# The environments (adapters over the pure engine above) and their registrations.
-from .aec_env import env, raw_env
 
-__all__ += ["env", "raw_env"]
+def __getattr__(name: str) -> Any:
+    module = _ADAPTERS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'baohuang_env' has no attribute {name!r}")
+    return getattr(import_module(f".{module}", __name__), name)
 
 
 def _register() -> None:
-    import gymnasium
-    import pettingzoo
+    """Register the envs with PettingZoo's and Gymnasium's registries, where installed (the
+    entry points are strings: nothing is imported until an env is made)."""
+    if find_spec("gymnasium") is not None:
+        import gymnasium
 
-    if "baohuang/baohuang-v0" not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", "baohuang/baohuang-v0", entry_point="baohuang_env:env")
-    if "Baohuang-v0" not in gymnasium.registry:
-        gymnasium.register("Baohuang-v0", entry_point="baohuang_env.gym_env:BaohuangGymEnv")
+        if "Baohuang-v0" not in gymnasium.registry:
+            gymnasium.register("Baohuang-v0", entry_point="baohuang_env.gym_env:BaohuangGymEnv")
+    if find_spec("pettingzoo") is not None:
+        import pettingzoo
+
+        if "baohuang/baohuang-v0" not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", "baohuang/baohuang-v0", entry_point="baohuang_env:env")
 
 
 _register()

@@ -19,7 +19,7 @@ import numpy as np
 
 from .cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
 from .game import PLAY, Game
-from .melds import FIRST_PLAY, PASS, action_table
+from .actions import FIRST_PLAY, PASS, action_table
 from .rules import Rules
 
 #: Scale for "cards left in a hand": no hand ever holds more than this many cards.

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .cards import NUM_SEATS, NUM_SUITS, Deal, deal, dealt_counts
-from .melds import DECISION_ID, FIRST_PLAY, PASS, Play, action_table
+from .actions import DECISION_ID, FIRST_PLAY, PASS, Play, action_table
 from .role_phase import STEPS
 from .rules import Rules, get_rules
 from .scoring import score_deal

@@ -20,6 +20,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .agent import Agent, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
@@ -66,13 +67,12 @@ class BaohuangGymEnv(gymnasium.Env):
         self.learner = 0
         self._episode_over = True
 
-    def _make_opponents(self, opponents: str | Sequence[Any]) -> list[Any]:
-        from agents import make_agent  # the scripted bots live in the agents package
-
+    def _make_opponents(self, opponents: str | Sequence[Any]) -> list[Agent]:
         specs = [opponents] * (NUM_SEATS - 1) if isinstance(opponents, str) else list(opponents)
         if len(specs) != NUM_SEATS - 1:
             raise ValueError(f"give one opponent name/agent or a list of 4, got {len(specs)}")
-        return [make_agent(s, self.rules) if isinstance(s, str) else s for s in specs]
+        return [make_agent(s, self.rules) if isinstance(s, str) else check_agent(s, f"opponent {i}")
+                for i, s in enumerate(specs)]
 
     # ------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .cards import NUM_SEATS
 from .game import Game
-from .melds import DECISIONS, FIRST_PLAY, PASS, format_play
+from .actions import DECISIONS, FIRST_PLAY, PASS, format_play
 
 #: Chinese names of the roles, shown once beside the English ones ("none": a void deal).
 ROLE_NAMES = {"emperor": "emperor 皇帝", "guard": "guard 侍卫", "rebel": "rebel 革命党", "solo": "solo emperor 独保",

@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from .cards import NUM_SEATS
-from .melds import DECISION_ID
+from .actions import DECISION_ID
 
 if TYPE_CHECKING:
     from .game import Game

@@ -12,7 +12,7 @@ from agents import Agent, AutoPlayAgent, RandomAgent, make_agent
 from baohuang_env import PASS, Game, get_rules
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
-from baohuang_env.melds import DECISION_ID, Play
+from baohuang_env.actions import DECISION_ID, Play
 
 from helpers import hand
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from baohuang_env import PRESETS
-from experiments.bench import RATIO_ROUNDS, run_all_presets
-from experiments.cli import main
+from baohuang_cli.bench import RATIO_ROUNDS, run_all_presets
+from baohuang_cli.cli import main
 
 
 def test_all_presets_report_rates_and_ratios_to_jj():

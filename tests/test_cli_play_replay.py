@@ -24,7 +24,7 @@ from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
 from baohuang_env.render import format_hand
 from baohuang_env.replay import save_replay
-from experiments import cli, play_cmd, replay_cmd
+from baohuang_cli import cli, play_cmd, replay_cmd
 
 RULES = get_rules("jj")
 NAMES = ("6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "SJ", "BJ")

@@ -155,7 +155,7 @@ def test_checkpoint_agent_evaluates_in_worker_processes(tmp_path):
     two workers and a checkpoint agent, under a timeout."""
     run_dir = train(tiny_config(tmp_path, "total_frames=500"))
     out = tmp_path / "eval"
-    cmd = [sys.executable, "-m", "experiments.cli", "eval", "--agents", f"dmc:{run_dir / 'model.pt'}", "random",
+    cmd = [sys.executable, "-m", "baohuang_cli.cli", "eval", "--agents", f"dmc:{run_dir / 'model.pt'}", "random",
            "--deals", "2", "--workers", "2", "--out", str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -191,7 +191,7 @@ def test_checkpoint_for_other_rules_is_refused(tmp_path):
 def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     """Train with actor processes, kill -9 after the first checkpoint, resume: nothing before
     that checkpoint is lost and training goes on."""
-    args = [sys.executable, "-m", "experiments.cli", "train", "dmc", "--no-eval",
+    args = [sys.executable, "-m", "baohuang_cli.cli", "train", "dmc", "--no-eval",
             "actors=1", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16",
             "eval_minutes=0", "checkpoint_minutes=0.02", "total_minutes=3", f"runs_dir={tmp_path}"]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)

@@ -10,7 +10,7 @@ import pytest
 from baohuang_env import FIRST_PLAY, PASS, Game, get_rules
 from baohuang_env.cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
 from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, Encoder
-from baohuang_env.melds import DECISION_ID, Play
+from baohuang_env.actions import DECISION_ID, Play
 
 from helpers import hand, hidden_variant
 

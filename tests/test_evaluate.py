@@ -46,11 +46,11 @@ from agents.evaluate import (
 from agents.report import to_markdown
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import Game
-from baohuang_env.melds import FIRST_PLAY
+from baohuang_env.actions import FIRST_PLAY
 from baohuang_env.replay import load_replay
 from baohuang_env.role_phase import ACCEPT, NO
 from baohuang_env.rules import get_rules
-from experiments.cli import main as cli_main
+from baohuang_cli.cli import main as cli_main
 
 RULES = get_rules("jj")
 
@@ -277,7 +277,7 @@ def test_api_rejects_bad_agent_lists():
 
 
 def test_missing_checkpoint_is_a_clear_error_listing_the_accepted_agents(monkeypatch):
-    from agents.base import AGENT_KINDS
+    from baohuang_env.agent import AGENT_KINDS
 
     def fake_checkpoint_agent(arg, rules, seed):
         raise ValueError(f"checkpoint {arg} does not exist")
@@ -466,7 +466,7 @@ def test_team_protocol_is_deterministic_and_works_in_process():
 
 
 def test_team_protocol_first_pairing_with_three_agents(tmp_path, monkeypatch):
-    from agents.base import AGENT_KINDS
+    from baohuang_env.agent import AGENT_KINDS
 
     monkeypatch.setitem(AGENT_KINDS, "random2", lambda arg, rules, seed: RandomAgent(seed))
     report = evaluate_agents(["random", "autoplay", "random2"], RULES, TEAM_DEALS[:2], pairs="first",

@@ -210,6 +210,8 @@ def test_fixed_learner_seat(seat):
 class SpyAgent:
     """Delegates to the auto-play bot and records which seat it was asked to play."""
 
+    uses_observation = True
+
     def __init__(self, env_ref: list) -> None:
         self.inner = AutoPlayAgent(RULES)
         self.env_ref = env_ref
@@ -235,6 +237,15 @@ def test_opponent_agent_objects_play_the_seats_after_the_learner():
     for i, spy in enumerate(spies):
         assert spy.calls > 0
         assert spy.seats == {(2 + 1 + i) % NUM_SEATS}
+
+
+def test_an_opponent_without_the_agent_protocol_is_refused():
+    class NoFlag:
+        def act(self, observation, action_mask):
+            return 0
+
+    with pytest.raises(ValueError, match="opponent 2: NoFlag is not an agent: it lacks uses_observation"):
+        BaohuangGymEnv(opponents=["random", "random", NoFlag(), "random"])
 
 
 def test_opponents_by_name_and_mixed_with_objects():

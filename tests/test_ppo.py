@@ -199,7 +199,7 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
 def test_cli_trains_and_evaluates_with_worker_processes(tmp_path):
     """`baohuang train ppo` end to end: training, model.pt, the final tables of both
     protocols, with the agent rebuilt from its spec in spawned worker processes."""
-    cmd = [sys.executable, "-m", "experiments.cli", "train", "ppo", "--config", "configs/ppo_quick.yaml",
+    cmd = [sys.executable, "-m", "baohuang_cli.cli", "train", "ppo", "--config", "configs/ppo_quick.yaml",
            *TINY, "total_frames=1500", "final_eval_deals=2", "eval_opponents=random", f"runs_dir={tmp_path}"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -23,12 +23,12 @@ import pytest
 from agents import AutoPlayAgent, make_agent
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
-from baohuang_env.melds import DECISION_ID, PASS, action_table
+from baohuang_env.actions import DECISION_ID, PASS, action_table
 from baohuang_env.render import (
     DECISION_WORDS, ROLE_NAMES, decision_words, describe_event, render_table, role_step, story,
 )
 from baohuang_env.rules import PRESETS
-from experiments import cli, fuzz, play_cmd, preset_examples, replay_cmd
+from baohuang_cli import cli, fuzz, play_cmd, preset_examples, replay_cmd
 from tests.helpers import hand
 
 ALL = tuple(PRESETS)
@@ -437,7 +437,7 @@ def test_fuzz_end_checks_accept_void_and_surrender_and_catch_errors():
 
 @pytest.mark.parametrize("preset", ALL)
 def test_worked_examples_of_the_docs(preset):
-    """`python -m experiments.preset_examples` (pasted into docs/rules.md section 13) finds an
+    """`python -m baohuang_cli.preset_examples` (pasted into docs/rules.md section 13) finds an
     example of every preset showing its role-phase events in words."""
     game = preset_examples.find_example(preset)
     text = "\n".join(preset_examples.example_text(game))

@@ -20,6 +20,8 @@ class DMCAgent:
     """Acts with one Q network per role, or with one shared network when `nets` holds one;
     `epsilon` > 0 explores uniformly (for actors)."""
 
+    uses_observation = True
+
     def __init__(self, rules: Rules, nets: list[QNetwork], epsilon: float = 0.0, seed: int | None = None) -> None:
         self.rules = rules
         self.features = ActionFeatures(rules).table

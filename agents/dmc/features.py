@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from baohuang_env.cards import COPIES_PER_JOKER, COPIES_PER_RANK, deck_counts
-from baohuang_env.melds import DECISIONS, FIRST_PLAY, PASS, action_table
+from baohuang_env.actions import DECISIONS, FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
 #: Bump when the row layout changes; checkpoints record it.

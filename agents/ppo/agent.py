@@ -36,6 +36,8 @@ class PPOAgent:
     network's updates show up without copying). `sample=False` takes the most likely legal
     action (the default for evaluation); `sample=True` draws from the policy."""
 
+    uses_observation = True
+
     def __init__(self, rules: Rules, net: ActorCritic, sample: bool = False, seed: int | None = None) -> None:
         self.rules = rules
         self.features = ActionFeatures(rules).table

@@ -32,7 +32,7 @@ from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
 
-from ..base import make_agent
+from baohuang_env.agent import make_agent
 from ..dmc.features import ActionFeatures
 from ..evaluate import TRAIN_SEED_START
 from .config import SELF, SNAPSHOTS, PPOConfig
@@ -245,7 +245,7 @@ class Rollouts:
                 by_net.setdefault(id(ctrl), (ctrl, []))[1].append(i)
             else:
                 seat = slot.game.current_player
-                obs = self.encoder.encode(slot.game, seat) if getattr(ctrl, "uses_observation", True) \
+                obs = self.encoder.encode(slot.game, seat) if ctrl.uses_observation \
                     else _NO_OBSERVATION
                 mask = np.zeros(self.table.num_actions, dtype=np.int8)
                 mask[ids] = 1

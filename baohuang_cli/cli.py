@@ -1,6 +1,6 @@
 """The `baohuang` command: `baohuang <command> --help` for each command's options.
 
-Each command lives in its own module `experiments/<name>_cmd.py` with two functions:
+Each command lives in its own module `baohuang_cli/<name>_cmd.py` with two functions:
 `add_parser(subparsers)` to declare its options and `main(args) -> int` to run it.
 """
 
@@ -12,13 +12,13 @@ import sys
 
 #: Command name -> module implementing it.
 COMMANDS = {
-    "bench": "experiments.bench",
-    "eval": "experiments.eval_cmd",
-    "fuzz": "experiments.fuzz",
-    "train": "experiments.train_cmd",
-    "export": "experiments.export_cmd",
-    "replay": "experiments.replay_cmd",
-    "play": "experiments.play_cmd",
+    "bench": "baohuang_cli.bench",
+    "eval": "baohuang_cli.eval_cmd",
+    "fuzz": "baohuang_cli.fuzz",
+    "train": "baohuang_cli.train_cmd",
+    "export": "baohuang_cli.export_cmd",
+    "replay": "baohuang_cli.replay_cmd",
+    "play": "baohuang_cli.play_cmd",
 }
 
 

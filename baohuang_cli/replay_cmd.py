@@ -21,10 +21,10 @@ import time
 import unicodedata
 from collections.abc import Callable
 
-from experiments.terminal import read_line
+from baohuang_cli.terminal import read_line
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
-from baohuang_env.melds import format_play
+from baohuang_env.actions import format_play
 from baohuang_env.render import ROLE_NAMES, STEP_WORDS, describe_event, format_hand, public_role, role_step
 from baohuang_env.replay import load_replay
 

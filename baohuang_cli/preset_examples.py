@@ -1,8 +1,8 @@
 """Worked example games of every preset, in words: the role phase, the first tricks and the
 result. `docs/rules.md` (section 13) pastes this output; regenerate it with
 
-    python -m experiments.preset_examples            # every preset
-    python -m experiments.preset_examples weihai     # one
+    python -m baohuang_cli.preset_examples            # every preset
+    python -m baohuang_cli.preset_examples weihai     # one
 
 Each example is a real seeded game: in the role phase every seat answers at random (so the
 rarer decisions show up), in the play phase the greedy bot plays. For each preset the first
@@ -19,7 +19,7 @@ from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
 from baohuang_env.render import describe_event, story
 from baohuang_env.rules import PRESETS
-from experiments.replay_cmd import result_lines
+from baohuang_cli.replay_cmd import result_lines
 
 #: Log events (or decision names) an example of each preset should show in its role phase.
 WANTED = {

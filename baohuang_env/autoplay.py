@@ -1,35 +1,23 @@
-"""Scripted baselines that need nothing but the action mask and the action table (and, in
-the calling presets, the seat's own card groups from its observation)."""
+"""The auto-play (托管) policy: the online clients' default bot, and the rules' own answer to
+every role-phase prompt (docs/rules.md §12). It is part of the rules: the team evaluation
+protocol answers the role phase with it, and it is the Gymnasium view's default opponent.
+
+It needs nothing but the action mask and the action table (and, in the calling presets, the
+seat's own card groups from its observation).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from baohuang_env.encoding import Encoder
-from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, action_table
-from baohuang_env.rules import Rules
+from .actions import DECISION_ID, FIRST_PLAY, PASS, action_table
+from .agent import register_agent
+from .encoding import Encoder
+from .rules import Rules
 
 ACCEPT = DECISION_ID["ACCEPT"]
 ABDICATE = DECISION_ID["ABDICATE"]
 NO = DECISION_ID["NO"]
-
-
-class RandomAgent:
-    """Uniform over the legal actions."""
-
-    uses_observation = False  # the harness may skip encoding observations for it
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed at the start of an episode (the Gymnasium env calls this)."""
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.asarray(action_mask).view(bool).nonzero()[0] if action_mask.dtype == np.int8 \
-            else np.flatnonzero(action_mask)
-        return int(legal[self.rng.integers(legal.size)])
 
 
 class RoleDefaults:
@@ -121,3 +109,6 @@ class AutoPlayAgent:
         if legal.size == 0:
             raise ValueError("no legal action in the mask: is it this seat's turn?")
         return int(legal[0])  # only 6s left: the one legal play is all of them
+
+
+register_agent("autoplay", lambda arg, rules, seed: AutoPlayAgent(rules))

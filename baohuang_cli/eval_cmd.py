@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import time
 
-from agents import AGENT_KINDS
+from baohuang_env.agent import agent_kinds
 from agents.evaluate import (
     EVAL_SEED_START,
     PAIRINGS,
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("eval", help="compare agents on seeded duplicate deals (seat rotation or team duplicate)",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--agents", nargs="+", metavar="SPEC",
-                   help=f"agent specs, best first for a ladder: {', '.join(sorted(AGENT_KINDS))} or kind:path")
+                   help=f"agent specs, best first for a ladder: {', '.join(agent_kinds())} or kind:path")
     p.add_argument("--deals", type=int, default=2000, help="number of deals (default 2000)")
     p.add_argument("--deal-seed", type=int, default=EVAL_SEED_START,
                    help=f"first deal seed; deals use seeds S..S+N-1 (default {EVAL_SEED_START})")
@@ -72,7 +72,7 @@ def main(args) -> int:
             return 0
     if not args.agents:
         raise ValueError(f"give the agents to compare with --agents, e.g. --agents autoplay random; "
-                         f"accepted agents: {sorted(AGENT_KINDS)} or kind:path for checkpoints")
+                         f"accepted agents: {agent_kinds()} or kind:path for checkpoints")
     report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,
                              replay_dir=args.save_replays, log=sys.stderr, protocol=args.protocol)
     out = args.out or f"runs/eval/{time.strftime('%Y%m%d-%H%M%S')}"

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from experiments.terminal import read_line
+from baohuang_cli.terminal import read_line
 from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import Game, IllegalActionError
-from baohuang_env.melds import DECISION_ID, FIRST_PLAY, PASS, format_play, parse_play
+from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, format_play, parse_play
 from baohuang_env.render import STEP_WORDS, decision_words, format_hand, render_table, role_step
 from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules

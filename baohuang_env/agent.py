@@ -1,0 +1,114 @@
+"""The agent protocol, the registry that builds agents from names, and the random baseline.
+
+An agent is anything with `act(observation, action_mask) -> int` and a `uses_observation`
+flag. The env package owns the protocol because its own opponents (the Gymnasium view's
+bots) are agents; the auto-play policy (`baohuang_env.autoplay`) and `RandomAgent` are part
+of it. Other kinds register themselves: `register_agent("kind", factory)`. The bots and the
+trained agents of the `agents` package do so when it is imported, and it is imported on
+demand through the `baohuang_env.agents` entry point group, so `make_agent("heuristic", ...)`
+works without an explicit `import agents` while this package never imports it by name.
+
+An agent spec is a string: a registered name ("random", "autoplay", ...) or "kind:arg"
+(e.g. "dmc:runs/x/checkpoint.pt"). Specs, not objects, travel to worker processes, so every
+agent can be rebuilt anywhere from its spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .rules import Rules
+
+#: Entry point group whose modules register agent kinds when imported.
+ENTRY_POINT_GROUP = "baohuang_env.agents"
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Chooses an action for one seat from what that seat may see.
+
+    `observation` is the seat's float32 vector (`baohuang_env.encoding`), and `action_mask`
+    the int8 mask of legal actions; the result must be a legal action id. Agents may also
+    define `reset(seed)`, called at the start of each game.
+
+    `uses_observation` is False for an agent that reads only the mask: callers may then pass
+    an empty observation and skip encoding it, which makes games with such agents faster.
+    """
+
+    uses_observation: bool
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+#: kind -> factory(arg, rules, seed). `arg` is the text after "kind:" (None without one).
+AgentFactory = Callable[[str | None, Rules, int | None], Agent]
+AGENT_KINDS: dict[str, AgentFactory] = {}
+_plugins_loaded = False
+
+
+def register_agent(kind: str, factory: AgentFactory) -> None:
+    """Make `make_agent(kind)` / `make_agent("kind:arg")` build agents with `factory`."""
+    AGENT_KINDS[kind] = factory
+
+
+def load_agent_plugins() -> None:
+    """Import every module of the `baohuang_env.agents` entry point group once (each
+    registers its kinds), so the kinds of installed packages are known."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        import_module(ep.value)
+
+
+def agent_kinds() -> list[str]:
+    """Every kind `make_agent` can build, the installed plugins' included."""
+    load_agent_plugins()
+    return sorted(AGENT_KINDS)
+
+
+def make_agent(spec: str, rules: Rules, seed: int | None = None) -> Agent:
+    """Build an agent from its spec. Raises ValueError listing the known kinds."""
+    kind, _, arg = spec.partition(":")
+    if kind not in AGENT_KINDS:
+        load_agent_plugins()
+    if kind not in AGENT_KINDS:
+        raise ValueError(f"unknown agent {spec!r}; available agents: {agent_kinds()} "
+                         "(checkpoint agents are written kind:path)")
+    return AGENT_KINDS[kind](arg or None, rules, seed)
+
+
+def check_agent(agent: object, where: str) -> Agent:
+    """`agent` if it follows the protocol, else a ValueError that says what is missing."""
+    if not isinstance(agent, Agent):
+        missing = [name for name in ("act", "uses_observation") if not hasattr(agent, name)]
+        raise ValueError(f"{where}: {type(agent).__name__} is not an agent: it lacks {', '.join(missing)} "
+                         "(an agent has act(observation, action_mask) -> int and a uses_observation flag)")
+    return agent
+
+
+class RandomAgent:
+    """Uniform over the legal actions."""
+
+    uses_observation = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed at the start of an episode (the Gymnasium env calls this)."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.asarray(action_mask).view(bool).nonzero()[0] if action_mask.dtype == np.int8 \
+            else np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(legal.size)])
+
+
+register_agent("random", lambda arg, rules, seed: RandomAgent(seed))
