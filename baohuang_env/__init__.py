@@ -10,7 +10,6 @@ registered as `Baohuang-v0` when Gymnasium is installed.
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.util import find_spec
 from typing import Any
 
 from .actions import (
@@ -49,16 +48,20 @@ def __getattr__(name: str) -> Any:
 
 
 def _register() -> None:
-    """Register the envs with PettingZoo's and Gymnasium's registries, where installed (the
-    entry points are strings: nothing is imported until an env is made)."""
-    if find_spec("gymnasium") is not None:
+    """Register the envs with Gymnasium's and PettingZoo's registries where they are
+    installed (the entry points are strings: no adapter is imported until an env is made)."""
+    try:
         import gymnasium
-
+    except ImportError:  # the engine works without it
+        pass
+    else:
         if "Baohuang-v0" not in gymnasium.registry:
             gymnasium.register("Baohuang-v0", entry_point="baohuang_env.gym_env:BaohuangGymEnv")
-    if find_spec("pettingzoo") is not None:
+    try:
         import pettingzoo
-
+    except ImportError:
+        pass
+    else:
         if "baohuang/baohuang-v0" not in pettingzoo.aec_registry:
             pettingzoo.register("aec", "baohuang/baohuang-v0", entry_point="baohuang_env:env")
 
