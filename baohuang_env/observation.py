@@ -16,7 +16,7 @@ Every entry of the vector is an integer fact divided by its scale, which maps it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -49,7 +49,7 @@ class Slice:
     offset: int
     length: int
     shape: tuple[int, ...]
-    scale: np.ndarray
+    scale: np.ndarray = field(repr=False)
 
     @property
     def stop(self) -> int:
