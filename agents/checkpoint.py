@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from baohuang_env.encoding import Encoder
-from baohuang_env.actions import LAYOUT_VERSION
+from baohuang_env.actions import LAYOUT_VERSION, action_table
+from baohuang_env.observation import observation_layout
 from baohuang_env.replay import atomic_path
 from baohuang_env.rules import Rules
 
@@ -25,13 +25,12 @@ CHECKPOINT_VERSION = 1
 
 def compatibility(rules: Rules, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a checkpoint must match to be usable: rules, action layout, observation size."""
-    enc = Encoder(rules)
     return {
         "rules_fingerprint": rules.fingerprint(LAYOUT_VERSION),
         "rules": rules.to_dict(),
         "layout_version": LAYOUT_VERSION,
-        "num_actions": enc.table.num_actions,
-        "observation_size": enc.size,
+        "num_actions": action_table(rules).num_actions,
+        "observation_size": observation_layout(rules).size,
         **(extra or {}),
     }
 

@@ -1,8 +1,9 @@
 """What one seat knows, decoded from its observation vector alone.
 
-`SeatView(observation, rules)` reads the named slices of `baohuang_env.encoding.Encoder`
-back into integers, flags and relative seats. It never touches a `Game`: scripted bots built
-on it see exactly what their seat may see (their own hand, public counts and plays, public
+`SeatView(observation, rules)` reads the named slices of the observation layout
+(`baohuang_env.observation.observation_layout`: offsets and the scale of every entry) back
+into integers, flags and relative seats. It never touches a `Game`: scripted bots built on
+it see exactly what their seat may see (their own hand, public counts and plays, public
 roles, and their own role).
 
 Seats are relative, as in the observation: 0 is me, 1 my lower seat (who plays right after
@@ -22,75 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from baohuang_env.cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
-from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, Encoder
-from baohuang_env.actions import FIRST_PLAY, ActionTable, action_table
+from baohuang_env.actions import FIRST_PLAY
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.observation import ObservationLayout, observation_layout
+from baohuang_env.roles import ROLES
 from baohuang_env.rules import Rules
 
 #: team[] values: on my side, unknown, against me.
 PARTNER, UNKNOWN, OPPONENT = 1, 0, -1
-
-
-class _Layout:
-    """Offsets and scales of one rule set's observation (built once per rule set)."""
-
-    def __init__(self, rules: Rules) -> None:
-        enc = Encoder(rules)
-        self.table: ActionTable = action_table(rules)
-        self.K = K = enc.num_kinds
-        self.R = self.table.kinds.num_ranks
-        self.size = enc.size
-        self.phases = enc.phases
-        self.off = off = {name: (o, o + n) for name, o, n in enc.slices}
-        copies = deck_counts(rules).astype(np.float32)
-        # one scale for the whole vector turns every scaled count back into an integer
-        scale = np.ones(enc.size, dtype=np.float32)
-        for name in ("unseen", "played", "trick"):
-            a, b = off[name]
-            scale[a:b] = np.tile(copies, (b - a) // K)
-        a, b = off["cards_left"]
-        scale[a:b] = CARDS_LEFT_SCALE
-        a, b = off["declines"]
-        scale[a:b] = enc.declines_scale
-        if "pile" in off:  # tribute pile (贴牌) / copies
-            a, b = off["pile"]
-            scale[a:b] = copies
-        if "my_groups" in off:  # copies of each callable suit-rank / 4
-            a, b = off["my_groups"]
-            scale[a:b] = 4
-        hist_scale = np.ones(K + NUM_SEATS + 1, dtype=np.float32)
-        hist_scale[:K] = copies
-        a, b = off["history"]
-        scale[a:b] = np.tile(hist_scale, HISTORY_LENGTH)
-        self.scale = scale
-        self.shape = (enc.size,)
-        self.hand_at = off["my_hand"][0]
-        self.unseen_at = off["unseen"][0]
-        self.left_at = off["cards_left"][0]
-        self.played_at = off["played"][0]
-        self.passed_at = off["passed"][0]
-        self.flags_at = off["hold_guard_card"][0]
-        self.trick_at = off["trick"][0]
-        self.history_at = off["history"][0]
-        order = [name for name, _, _ in enc.slices]
-        # the decoder reads these slices as contiguous runs
-        runs_ok = (order[:6] == ["phase", "my_hand", "unseen", "cards_left", "played", "passed"]
-                   and order[order.index("hold_guard_card"):order.index("leading") + 1]
-                   == ["hold_guard_card", "open_guard", "open_solo", "declines", "leading"]
-                   and order[-1] == "history")
-        if not runs_ok:
-            raise RuntimeError(f"SeatView does not know this observation layout: {order}")
-        self.sj, self.bj = self.table.kinds.sj, self.table.kinds.bj
-
-
-_LAYOUTS: dict[Rules, _Layout] = {}
-
-
-def _layout(rules: Rules) -> _Layout:
-    layout = _LAYOUTS.get(rules)
-    if layout is None:
-        layout = _LAYOUTS[rules] = _Layout(rules)
-    return layout
 
 
 def _seat(onehot: list[int]) -> int:
@@ -127,46 +67,59 @@ class SeatView:
         "places", "role", "table", "team", "trick", "trick_play", "trick_seat", "unseen",
     )
 
+    #: The last rule set seen and its layout: an identity check is cheaper than hashing the
+    #: `Rules` to find its cached layout, and a bot almost always sees one rule set.
+    _last: tuple[Rules | None, ObservationLayout | None] = (None, None)
+
     def __init__(self, observation: np.ndarray, rules: Rules) -> None:
-        L = _layout(rules)
+        last_rules, L = SeatView._last
+        if rules is not last_rules:
+            L = observation_layout(rules)
+            SeatView._last = (rules, L)
         obs = np.asarray(observation, dtype=np.float32)
-        if obs.shape != L.shape:
-            raise ValueError(f"observation has shape {obs.shape}, expected {L.shape} for these rules")
-        K = L.K
-        self.K, self.R, self.table, self._layout = K, L.R, L.table, L
+        if obs.shape != (L.size,):
+            raise ValueError(f"observation has shape {obs.shape}, expected ({L.size},) for these rules")
+        K = L.num_kinds
+        self.K, self.R, self.table, self._layout = K, L.table.kinds.num_ranks, L.table, L
+        # one rescale of the whole vector turns every entry back into its integer fact
         ints = np.rint(obs * L.scale).astype(np.int64)
         self._ints = ints
-        ph = ints[:L.hand_at].tolist()
+        at = L.bounds
+        hand_at, unseen_at = at["my_hand"]
+        left_at, played_at = at["cards_left"]
+        ph = ints[:hand_at].tolist()
         self.phase = L.phases[ph.index(1)] if 1 in ph else None
-        self.hand = ints[L.hand_at:L.unseen_at].reshape(K, COPIES_PER_RANK).sum(axis=1)
-        self.unseen = ints[L.unseen_at:L.left_at]
-        self.cards_left = left = ints[L.left_at:L.played_at]
+        self.hand = ints[hand_at:unseen_at].reshape(K, -1).sum(axis=1)  # a thermometer per kind
+        self.unseen = ints[unseen_at:left_at]
+        self.cards_left = left = ints[left_at:played_at]
         self.active = left > 0
-        # passed .. trick_player: small flags and one-hots, read as one Python list
-        small = ints[L.passed_at:L.history_at].tolist()
-        o = L.passed_at
+        # passed .. the last slice before the history: small flags, one-hots and counts, read
+        # as one Python list
+        o, end = at["passed"][0], at["history"][0]
+        small = ints[o:end].tolist()
 
         def take(name: str) -> list[int]:
-            x, y = L.off[name]
+            x, y = at[name]
             return small[x - o:y - o]
 
-        self.passed = np.array(small[:NUM_SEATS], dtype=bool)
+        self.passed = np.array(take("passed"), dtype=bool)
         pl = take("place")
-        self.places = np.array([pl[5 * s:5 * s + 5].index(1) + 1 if 1 in pl[5 * s:5 * s + 5] else 0
-                                for s in range(NUM_SEATS)])
+        n = NUM_SEATS
+        self.places = np.array([pl[n * s:n * s + n].index(1) + 1 if 1 in pl[n * s:n * s + n] else 0
+                                for s in range(n)])
         self.emperor = _seat(take("emperor"))
         self.emperor_card = _seat(take("emperor_card"))
         self.guard = _seat(take("known_guard"))
         role = take("my_role")
-        self.role = MY_ROLES[role.index(1)] if 1 in role else None
-        flags = small[L.flags_at - o:L.flags_at - o + 5]  # hold_guard_card .. leading
-        self.hold_guard_card = flags[0] == 1
-        self.open_guard = flags[1] == 1
-        self.open_solo = flags[2] == 1
-        self.declines = flags[3]
-        self.leading = flags[4] == 1
-        trick = take("trick")
-        self.trick = ints[L.trick_at:L.trick_at + K]
+        self.role = ROLES[role.index(1)] if 1 in role else None
+        self.hold_guard_card = small[at["hold_guard_card"][0] - o] == 1
+        self.open_guard = small[at["open_guard"][0] - o] == 1
+        self.open_solo = small[at["open_solo"][0] - o] == 1
+        self.declines = small[at["declines"][0] - o]
+        self.leading = small[at["leading"][0] - o] == 1
+        trick_at = at["trick"][0]
+        trick = small[trick_at - o:trick_at - o + K]
+        self.trick = ints[trick_at:trick_at + K]
         self.trick_seat = _seat(take("trick_player"))
         self.trick_play = self._play_index(trick) if self.trick_seat >= 0 else -1
         self.team = self._teams()
@@ -175,12 +128,12 @@ class SeatView:
     @property
     def played(self) -> np.ndarray:
         """(5, K) cards played so far by each relative seat."""
-        a, b = self._layout.off["played"]
-        return self._ints[a:b].reshape(NUM_SEATS, self.K)
+        played = self._layout["played"]
+        return self._ints[played.span].reshape(played.shape)
 
     def _history(self) -> np.ndarray:
-        a, b = self._layout.off["history"]
-        return self._ints[a:b].reshape(HISTORY_LENGTH, self.K + NUM_SEATS + 1)
+        history = self._layout["history"]
+        return self._ints[history.span].reshape(history.shape)
 
     @property
     def history_cards(self) -> np.ndarray:

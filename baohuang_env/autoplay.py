@@ -12,7 +12,7 @@ import numpy as np
 
 from .actions import DECISION_ID, FIRST_PLAY, PASS, action_table
 from .agent import register_agent
-from .encoding import Encoder
+from .observation import observation_layout
 from .rules import Rules
 
 ACCEPT = DECISION_ID["ACCEPT"]
@@ -33,8 +33,9 @@ class RoleDefaults:
       surrender.
 
     A triple and a quad are both legal CALLs; only the seat's own card groups (the "my_groups"
-    observation slice of the calling presets: copies of each callable suit-rank / 4, in
-    `table.calls` order) tell them apart, so `needs_observation` is True there.
+    observation slice of the calling presets: copies of each callable suit-rank, in
+    `table.calls` order, read back through the observation layout) tell them apart, so
+    `needs_observation` is True there.
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -42,8 +43,7 @@ class RoleDefaults:
         self.first_call, self.num_calls = table.first_call, table.num_calls
         self.needs_observation = self.num_calls > 0
         if self.needs_observation:
-            offsets = {name: (o, o + n) for name, o, n in Encoder(rules).slices}
-            self._groups = slice(*offsets["my_groups"])
+            self._layout = observation_layout(rules)
 
     def choose(self, observation: np.ndarray | None, mask: np.ndarray) -> int:
         """The default decision among the legal ones in `mask` (a role-phase mask)."""
@@ -52,7 +52,7 @@ class RoleDefaults:
         if self.num_calls:
             calls = np.flatnonzero(mask[self.first_call:self.first_call + self.num_calls])
             if calls.size:
-                groups = np.rint(np.asarray(observation)[self._groups] * 4)
+                groups = self._layout.read(observation, "my_groups")
                 triples = calls[groups[calls] == 3]  # table.calls is already in the tie order
                 if triples.size:
                     return int(triples[0]) + self.first_call

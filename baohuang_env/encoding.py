@@ -6,9 +6,10 @@ another seat's hidden cards or the identity of a hidden guard: a seat learns who
 is only from an open declaration, from the marked guard card being played, or by being the
 guard itself.
 
-`Encoder(rules).slices` lists every slice as (name, offset, length); `decode(vector)` splits
-a vector back into named arrays. Counts are scaled into [0, 1] (`/ copies` of that card
-kind, or `/ CARDS_LEFT_SCALE` for hand sizes), flags are 0/1, one-hots mark a seat or place.
+The slices, their order and their scales belong to `baohuang_env.observation`
+(`observation_layout(rules)`); `Encoder` writes vectors in that layout. Counts are scaled
+into [0, 1] (`/ copies` of that card kind, or `/ CARDS_LEFT_SCALE` for hand sizes), flags
+are 0/1, one-hots mark a seat or place.
 """
 
 from __future__ import annotations
@@ -17,19 +18,15 @@ from operator import getitem
 
 import numpy as np
 
-from .cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
+from .actions import FIRST_PLAY, PASS
+from .cards import NUM_SEATS
 from .game import PLAY, Game
-from .actions import FIRST_PLAY, PASS, action_table
+from .observation import CARDS_LEFT_SCALE, HISTORY_LENGTH, ObservationLayout, observation_layout
+from .roles import ROLES as MY_ROLES  # what the observing seat knows of its own role: ROLES' order
 from .rules import Rules
 
-#: Scale for "cards left in a hand": no hand ever holds more than this many cards.
-CARDS_LEFT_SCALE = 64
-#: Plays remembered in the history slice (most recent first), for models without memory.
-HISTORY_LENGTH = 8
 #: Entries kept in the cache of encoded "cards played" rows before it is cleared.
 _CACHE_LIMIT = 200_000
-#: What the observing seat knows of its own role.
-MY_ROLES = ("emperor", "guard", "solo", "rebel")
 
 
 class Encoder:
@@ -37,83 +34,43 @@ class Encoder:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        table = action_table(rules)
+        layout = observation_layout(rules)
+        #: The slices this encoder writes (their one owner).
+        self.layout: ObservationLayout = layout
+        table = layout.table
         self.table = table
         K = table.kinds.num_kinds
         self.num_kinds = K
-        copies = deck_counts(rules).astype(np.float32)
+        copies = layout.copies
         self._inv_copies = 1.0 / copies
         # thermometer code of a count: row c has c leading ones
-        levels = np.arange(COPIES_PER_RANK)
-        self._thermo = (levels[None, :] < np.arange(COPIES_PER_RANK + 1)[:, None]).astype(np.float32)
+        levels = layout["my_hand"].shape[1]
+        self._thermo = (np.arange(levels)[None, :] < np.arange(levels + 1)[:, None]).astype(np.float32)
         # cards of every play as scaled rows, for the trick and history slices
         self._play_rows = np.zeros((FIRST_PLAY + table.num_plays, K), dtype=np.float32)
         self._play_rows[FIRST_PLAY:] = table.counts * self._inv_copies
         #: Phases of the phase one-hot: the rules' role-phase steps, then the play phase.
-        self.phases: tuple[str, ...] = (*rules.role_steps, "play")
-        spec = [
-            ("phase", len(self.phases)),
-            ("my_hand", K * COPIES_PER_RANK),  # thermometer per card kind: count >= 1..16
-            ("unseen", K),  # cards neither in my hand nor played yet / copies
-            ("cards_left", NUM_SEATS),  # per relative seat / CARDS_LEFT_SCALE
-            ("played", NUM_SEATS * K),  # per relative seat: cards it has played / copies
-            ("passed", NUM_SEATS),  # passed since the play to beat
-            ("place", NUM_SEATS * NUM_SEATS),  # per relative seat: one-hot finishing place
-            ("emperor", NUM_SEATS),  # one-hot emperor (once chosen)
-            ("emperor_card", NUM_SEATS),  # one-hot holder of the marked emperor card
-            ("known_guard", NUM_SEATS),  # one-hot guard, if known to me (public, or I am it)
-            ("my_role", len(MY_ROLES)),  # my role as I know it
-            ("hold_guard_card", 1),  # I hold the marked guard card
-            ("open_guard", 1),  # the guard declared himself (明保)
-            ("open_solo", 1),  # the emperor declared an open solo (明独)
-            ("declines", 1),  # abdications so far / declines_scale (5; 10 where two circles end void)
-            ("leading", 1),  # it is my turn and I lead a new trick
-            ("trick", K),  # the play to beat / copies (zeros when leading)
-            ("trick_player", NUM_SEATS),  # one-hot relative seat of the play to beat
-            *self._preset_slices(rules, table),
-            ("history", HISTORY_LENGTH * (K + NUM_SEATS + 1)),  # recent plays: cards, seat, pass
-        ]
-        self.slices: list[tuple[str, int, int]] = []
-        off = 0
-        for name, size in spec:
-            self.slices.append((name, off, size))
-            off += size
-        self.size = off
+        self.phases: tuple[str, ...] = layout.phases
+        #: Every slice as (name, offset, length), from the layout.
+        self.slices: list[tuple[str, int, int]] = list(layout.spans)
+        self.size = layout.size
         self._phase_index = {name: i for i, name in enumerate(self.phases)}
-        self._deck_list = deck_counts(rules).tolist()
+        self._deck_list = copies.astype(np.int64).tolist()
         # relative seat of every absolute seat from each observer; index -1 (nobody) -> NUM_SEATS
         self._rot = [[(seat + i) % NUM_SEATS for i in range(NUM_SEATS)] for seat in range(NUM_SEATS)]
         self._rel = [{**{s: (s - seat) % NUM_SEATS for s in range(NUM_SEATS)}, -1: NUM_SEATS}
                      for seat in range(NUM_SEATS)]
-        #: Most abdications a deal can have: one circle, or two where they may end void.
-        self.declines_scale = 2 * NUM_SEATS if rules.void_deal else NUM_SEATS
+        #: Most abdications a deal can have (the scale of the `declines` slice).
+        self.declines_scale = layout.declines_scale
         self._pieces = _Pieces(self, copies, self._play_rows)
-        self._has_extras = bool(self._preset_slices(rules, table))
+        self._has_extras = bool(layout.preset_slices)
         self._num_ranks = table.kinds.num_ranks
         self._played_cache: dict[tuple[int, ...], bytes] = {}
 
-    @staticmethod
-    def _preset_slices(rules: Rules, table) -> list[tuple[str, int]]:
-        """Public role-phase facts that only some presets have (none for jj, whose layout
-        is therefore unchanged)."""
-        extra = []
-        if rules.suits_matter:
-            extra += [("my_groups", table.num_calls),  # role phase: my copies of each callable suit-rank / 4
-                      ("called", table.num_calls)]  # one-hot of the called suit-rank (public)
-        if rules.tribute:
-            extra.append(("pile", table.kinds.num_kinds))  # tribute pile travelling with the emperor card
-        if rules.grab_solo:
-            extra.append(("grabbed", 1))  # the emperor grabbed the solo (抢独)
-        if rules.rebellion != "none":
-            extra += [("rebels", NUM_SEATS),  # relative seats that declared REBEL
-                      ("rebellion_succeeded", 1)]
-        if rules.kick:
-            extra.append(("kicked", 1))
-        return extra
-
-    def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """Split an observation vector into its named slices (views)."""
-        return {name: vector[o:o + n] for name, o, n in self.slices}
+    def decode(self, vector: np.ndarray, unscale: bool = False) -> dict[str, np.ndarray]:
+        """Split an observation vector into its named slices: views by default, the integer
+        facts with `unscale` (see `ObservationLayout.decode`, whose default is to unscale)."""
+        return self.layout.decode(vector, unscale)
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation of `seat` (a new float32 array of `self.size`).
@@ -210,10 +167,15 @@ class Encoder:
 
 
 class _Pieces:
-    """Precomputed float32 byte strings that `Encoder.encode` joins into a vector."""
+    """Precomputed float32 byte strings that `Encoder.encode` joins into a vector; every
+    count is divided by its slice's scale in the layout."""
 
     def __init__(self, enc: Encoder, copies: np.ndarray, play_rows: np.ndarray) -> None:
         f32 = np.float32
+        layout = enc.layout
+
+        def scale_of(name: str) -> float:  # the one scale of a slice whose entries share it
+            return float(layout[name].scale[0])
 
         def b(values) -> bytes:
             return np.asarray(values, dtype=f32).tobytes()
@@ -223,18 +185,22 @@ class _Pieces:
         n = len(enc.phases)
         self.phase = [b(np.eye(n)[i]) for i in range(n)] + [b(np.zeros(n))]
         self.thermo = [b(row) for row in enc._thermo]
-        max_count = COPIES_PER_RANK + 1
+        max_count = layout["my_hand"].shape[1] + 1  # counts 0..16 of one card kind
         self.scaled = [[b([c / copies[k]]) for c in range(max_count)] for k in range(enc.num_kinds)]
-        self.left = [b([c / CARDS_LEFT_SCALE]) for c in range(CARDS_LEFT_SCALE + 1)]
+        left_scale = scale_of("cards_left")
+        self.left = [b([c / left_scale]) for c in range(int(left_scale) + 1)]
         self.flag = {False: b([0.0]), True: b([1.0])}
         self.place = [b(np.zeros(NUM_SEATS))] + [b(eye[p]) for p in range(NUM_SEATS)]
         self.role = {name: b(np.eye(len(MY_ROLES))[i]) for i, name in enumerate(MY_ROLES)}
         self.role[None] = b(np.zeros(len(MY_ROLES)))
-        self.declines = [b([d / enc.declines_scale]) for d in range(enc.declines_scale + 1)]
+        declines_scale = scale_of("declines")
+        self.declines = [b([d / declines_scale]) for d in range(int(declines_scale) + 1)]
         self.play = [row.tobytes() for row in play_rows]  # PASS and decisions: zeros
-        # preset-only slices: copies of a callable suit-rank / 4, the called one-hot, rebels by bit set
+        # preset-only slices: copies of a callable suit-rank, the called one-hot, rebels by bit set
         calls = enc.table.num_calls
-        self.group = [b([c / 4]) for c in range(COPIES_PER_RANK + 1)]
+        if "my_groups" in layout:
+            groups_scale = scale_of("my_groups")
+            self.group = [b([c / groups_scale]) for c in range(int(groups_scale) + 1)]
         self.no_groups = b(np.zeros(calls))
         self.called = [b(np.eye(calls)[i]) for i in range(calls)] + [self.no_groups]
         self.rebels = [b([(bits >> r) & 1 for r in range(NUM_SEATS)]) for bits in range(1 << NUM_SEATS)]

@@ -11,6 +11,7 @@ from baohuang_env import FIRST_PLAY, PASS, Game, get_rules
 from baohuang_env.cards import COPIES_PER_RANK, NUM_SEATS, deck_counts
 from baohuang_env.encoding import CARDS_LEFT_SCALE, HISTORY_LENGTH, MY_ROLES, Encoder
 from baohuang_env.actions import DECISION_ID, Play
+from baohuang_env.roles import ROLES
 
 from helpers import hand, hidden_variant
 
@@ -95,6 +96,10 @@ def test_slices_cover_the_vector_exactly():
     assert sizes["history"] == HISTORY_LENGTH * (K + NUM_SEATS + 1)
     assert sizes["phase"] == len(PHASES)
     assert sizes["my_role"] == len(MY_ROLES)
+
+
+def test_my_role_one_hot_is_in_the_one_roles_order():
+    assert MY_ROLES is ROLES
 
 
 def test_decode_returns_views_of_the_slices():

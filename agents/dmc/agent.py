@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from baohuang_env.encoding import Encoder
+from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 
 from ..checkpoint import compatibility, load_checkpoint
@@ -25,9 +25,7 @@ class DMCAgent:
     def __init__(self, rules: Rules, nets: list[QNetwork], epsilon: float = 0.0, seed: int | None = None) -> None:
         self.rules = rules
         self.features = ActionFeatures(rules).table
-        enc = Encoder(rules)
-        o, n = next((o, n) for name, o, n in enc.slices if name == "my_role")
-        self._role_slice = slice(o, o + n)
+        self._role_slice = observation_layout(rules)["my_role"].span
         self.nets = nets
         self._numpy = [NumpyQ(net) for net in nets]
         self.epsilon = epsilon
