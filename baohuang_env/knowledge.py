@@ -14,7 +14,8 @@ bots' `SeatView`.
 * At the end of a deal (`Game.result`) every role is public.
 
 Roles are the names of `baohuang_env.roles.ROLES`; None means "not known" (or, for a seat's
-own role, "not fixed yet"). A viewer is a seat, or None for a spectator who sees everything.
+own role, "not fixed yet"). A hidden solo emperor is "emperor" to those who do not know that
+he plays alone. A viewer is a seat, or None for a spectator who sees everything.
 Everything here is a small pure function of the game's public role facts (`emperor`,
 `guard`, `public_guard`, `rebels`, `result`).
 """
