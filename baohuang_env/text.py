@@ -59,9 +59,7 @@ STEP_WORDS = {
     "rebellion": "rebellion round (造反)",
     "kick": "kick round (踢)",
 }
-
-
-#: Display width of the table's role column (the longest label, "solo emperor 独保 (grabbed 抢独)", and a space).
+#: Display width of the table's role column: the longest label ("solo emperor 独保 (grabbed 抢独)") and a space.
 ROLE_WIDTH = 33
 
 
