@@ -9,14 +9,9 @@ roles, and their own role).
 Seats are relative, as in the observation: 0 is me, 1 my lower seat (who plays right after
 me), 2, 3, and 4 my upper seat (who plays right before me). "No seat" is -1.
 
-Derived knowledge of the teams (`team`) follows RULES.md §3.0's information model:
-
-* the emperor is public once chosen; the guard is known to me when it was declared open, when
-  the marked guard card was played, or when I am the guard;
-* the guard knows everyone's side (the emperor is his partner, the rest are rebels);
-* a rebel knows the emperor is an opponent, and once the guard is known, everyone's side;
-* an emperor who does not know his guard knows nobody's side; a solo emperor (hidden or open)
-  has four opponents; after an open solo everyone knows it.
+The teams (`team`) are derived from my role, the emperor and the guard as I know them by
+`baohuang_env.knowledge.teams`, the one statement of the information model that the encoder
+and the text views also use.
 """
 
 from __future__ import annotations
@@ -27,10 +22,8 @@ from baohuang_env.actions import FIRST_PLAY
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.observation import ObservationLayout, observation_layout
 from baohuang_env.roles import ROLES
+from baohuang_env.knowledge import OPPONENT, PARTNER, UNKNOWN, teams
 from baohuang_env.rules import Rules
-
-#: team[] values: on my side, unknown, against me.
-PARTNER, UNKNOWN, OPPONENT = 1, 0, -1
 
 
 def _seat(onehot: list[int]) -> int:
@@ -164,27 +157,8 @@ class SeatView:
         return self.table.play_index(rank, n, c[R], c[R + 1], special)
 
     def _teams(self) -> np.ndarray:
-        team = np.zeros(NUM_SEATS, dtype=np.int64)
-        team[0] = PARTNER
-        e, g, role = self.emperor, self.guard, self.role
-        if role is None or e < 0:
-            return team
-        if role == "solo":
-            team[1:] = OPPONENT
-        elif role == "guard":
-            team[1:] = OPPONENT
-            team[e] = PARTNER
-        elif role == "emperor":
-            if g >= 0:
-                team[1:] = OPPONENT
-                team[g] = PARTNER
-        else:  # rebel
-            team[e] = OPPONENT
-            if g >= 0:
-                team[1:] = PARTNER
-                team[e] = OPPONENT
-                team[g] = OPPONENT  # g == e after an open solo: all others are my partners
-        return team
+        """`team` from my role, the emperor and the guard as I know them (relative seats; I am 0)."""
+        return np.array(teams(0, self.role, self.emperor, self.guard), dtype=np.int64)
 
     # ------------------------------------------------------------------ queries
     @property

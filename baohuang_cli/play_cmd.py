@@ -31,13 +31,14 @@ import numpy as np
 from baohuang_cli.terminal import read_line
 from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.encoding import Encoder
-from baohuang_env.game import Game, IllegalActionError
+from baohuang_env.game import PLAY, ROLE, Game, IllegalActionError
 from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, format_play, parse_play
-from baohuang_env.render import STEP_WORDS, decision_words, format_hand, render_table, role_step
 from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules
-
-from .replay_cmd import event_text, private_role, result_lines
+from baohuang_env.text import (
+    decision_help, decision_words, describe_event, format_hand, own_role_text, render_table, result_lines,
+    role_step, turn_hint,
+)
 
 InputFn = Callable[[str], str]
 #: Above this many legal moves only those without added jokers are listed (`moves` lists all).
@@ -71,56 +72,6 @@ class Quit(Exception):
 
 class EndOfInput(Exception):
     """Standard input ran out."""
-
-
-def decision_help(game: Game, seat: int, action: int) -> str:
-    """A role decision in words for the deciding seat: the plain words with the Chinese
-    term, then what it does."""
-    action = int(action)
-    words = decision_words(game, action, seat, private=True)
-    rules, table = game.rules, game.table
-    step = role_step(game)
-    up, ll = (seat - 1) % NUM_SEATS, (seat + 2) % NUM_SEATS
-    if table.is_call(action):
-        card = table.describe(action).replace("CALL ", "")
-        what = "you become the emperor; the holder of the fourth copy is your guard, or you play a hidden solo " \
-               "(暗独) if you hold all four"
-        if rules.special_card:
-            what += "; that fourth copy becomes the special card SP (特画)"
-        return f"{words}: {card} shown to everyone; {what}"
-    name = table.describe(action)
-    solo_warning = " (you also hold the guard card: you would play alone, a solo)" \
-        if seat == game.guard_card_seat and rules.guard_selection == "fixed_card" else ""
-    tribute = ""
-    if rules.tribute and game.role_state.get("declines", 0) >= 1:
-        tribute = "; you add your highest non-joker card (a 2 if you have one) to the tribute pile (贴牌)"
-    open_guard_effect = {"weihai": "scored by the Weihai split table, and the rebels may kick (踢)",
-                         "qingdao": "no score effect in qingdao"}.get(rules.scoring,
-                                                                      "every score of the deal is doubled")
-    texts = {
-        "ACCEPT": "become the emperor and lead the first trick" + solo_warning
-        + (" and take the tribute pile (贴牌)" if any(game.pile) else ""),
-        "ABDICATE": f"pass the emperor card to your upper seat (seat {up}), who decides next" + tribute,
-        "DECLINE": f"the emperor card goes to seat {ll}, who must accept; you stay the guard (everyone learns it)",
-        "OPEN_GUARD": f"reveal yourself as the guard: {open_guard_effect}",
-        "OPEN_SOLO": "announce that you play alone: +24 if you go out first, else -24; ends at the first player out"
-        if rules.scoring != "qingdao" else "announce that you play alone: every point is doubled",
-        "GRAB": "become an open-solo emperor with no guard (+24 if you go out first, else -24)",
-        "REBEL": "declare yourself a rebel: one alone fails and is marked; two or more reveal the guard"
-        if rules.rebellion != "declaration" else "show everyone you are a rebel (no score effect)",
-        "KICK": "double the score; "
-        + ("one kick of the emperor or guard is enough" if game.rebellion == "succeeded" else "two kicks are needed"),
-        "SURRENDER": "give up before play: you pay 4, every other seat gets 1",
-        "APPLY_WIND": "lead next if nobody beats the finisher's last play (接风)",
-    }
-    if name == "NO":
-        if words == "hidden guard (暗保)":
-            return f"{words}: stay a hidden guard, only you know"
-        if words == "hidden solo (暗独)":
-            return f"{words}: play a hidden solo: +12 / 0 / -12 by your place"
-        return {"declaration": "nothing to declare", "guard": "nothing to declare",
-                "solo": "nothing to declare"}.get(step or "", words)
-    return f"{words}: {texts[name]}" if name in texts else words
 
 
 def move_list(game: Game, legal: np.ndarray) -> list[int]:
@@ -184,40 +135,6 @@ def format_moves(game: Game, seat: int, moves: list[int], full: bool) -> tuple[l
     return lines, len(moves) - len(shown)
 
 
-def turn_hint(game: Game, seat: int) -> str:
-    """What the seat to move is asked to do, in words."""
-    if game.phase == "role":
-        step = game.rules.role_steps[game.step_index]
-        st = game.role_state
-        if step == "abdication":
-            text = "You hold the emperor card: accept the throne (登基) or abdicate (让位)."
-            if game.rules.void_deal:
-                text += f" Abdications so far: {st.get('declines', 0)} (ten make a void deal 流局)."
-            return text
-        if step == "decline":
-            return "You were dealt the emperor card: accept the throne (登基)" + (
-                ", or decline (让位给隔一家) since you also hold the guard card." if game.guard_card_seat == seat
-                else ".")
-        if step == "call":
-            if st.get("forced"):
-                return "Forced call (逼位): you hold a triple, so you must call (叫牌) one."
-            return ("Calling round (叫牌): call a suit-rank you hold three times (its fourth copy's holder is your "
-                    "guard) or four times (a solo), or abdicate (让位).")
-        if step == "declaration":
-            return f"Declaration round (asked of every seat from the emperor, seat {game.emperor})."
-        where = f" The emperor is seat {game.emperor}." if game.emperor >= 0 else ""
-        return f"Role phase: {STEP_WORDS[step]}.{where}"
-    trick = game.trick
-    if trick is None:
-        return "You lead: play anything (no pass)."
-    play, by = trick
-    text = (f"To beat: {format_play(play)} by seat {by}: {play.size} card{'s' * (play.size > 1)}, "
-            "each higher once sorted, or pass.")
-    if game.legal_mask()[DECISION_ID["APPLY_WIND"]]:
-        text += f" Seat {by} is out: you may apply for the wind (申请接风)."
-    return text
-
-
 def _normalize_decision(text: str) -> str:
     return re.sub(r"[\s\-]+", "_", text.strip()).upper()
 
@@ -234,7 +151,7 @@ class HumanTurn:
         game, seat = self.game, self.seat
         self.moves = move_list(game, game.legal_actions())
         self.show_turn()
-        tag = "decide" if game.phase == "role" else "lead" if game.trick is None else \
+        tag = "decide" if game.phase == ROLE else "lead" if game.trick is None else \
             f"beat {format_play(game.trick[0])}"
         prompt = f"[seat {seat} | {tag}] your move (number, cards, or help)> "
         while True:
@@ -261,7 +178,7 @@ class HumanTurn:
         self.out("-" * 72)
         self.out(render_table(game, viewer=seat))
         self.out(f"Your hand ({game.cards_left[seat]} cards): {format_hand(game.hands[seat], game.kinds.names)}")
-        self.out(f"You are seat {seat}: {private_role(game, seat)}")
+        self.out(f"You are seat {seat}: {own_role_text(game, seat)}")
         self.out(turn_hint(game, seat))
         self.show_moves(full=False)
 
@@ -308,7 +225,7 @@ class HumanTurn:
         action = DECISION_ID[name]
         if action in self.moves:
             return action
-        if self.game.phase != "role":
+        if self.game.phase != ROLE:
             raise ValueError(f"{name} is a role-phase decision; now play cards or pass")
         choices = ", ".join(self.game.describe(a) for a in self.moves)
         raise ValueError(f"{name} is not a choice now; choose {choices}")
@@ -348,7 +265,7 @@ class HumanTurn:
         and those would be a different move, ask which one is meant."""
         game = self.game
         try:
-            play = parse_play(text, game.rules) if game.phase == "play" else None
+            play = parse_play(text, game.rules) if game.phase == PLAY else None
         except ValueError:
             play = None
         if play is None:  # only a number
@@ -384,7 +301,7 @@ class HumanTurn:
         """A legal action from card notation, or ValueError with the reason it is not."""
         game = self.game
         play = parse_play(text, game.rules)  # ValueError explains unreadable text
-        if game.phase == "role":
+        if game.phase == ROLE:
             choices = " or ".join(game.describe(a) for a in self.moves)
             raise ValueError(f"no cards are played yet: this is the role phase; choose {choices}")
         action = PASS if play is None else game.table.action_id(play)
@@ -422,7 +339,7 @@ def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
     """Play `game` to the end with the human at `seat` and `bots` (seat -> agent) elsewhere.
     Returns "over", or "quit" / "eof" when the human left early."""
     encoder = Encoder(game.rules)
-    out(_you(event_text(game, game.log[0]), seat))
+    out(_you(describe_event(game, game.log[0]), seat))
     shown = 1
     human = HumanTurn(game, seat, read, out)
     while not game.is_over:
@@ -446,7 +363,7 @@ def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
             action = int(bots[p].act(encoder.encode(game, p), game.legal_mask()))
         game.step(action)
         for event in game.log[shown:]:
-            out(_you(event_text(game, event, step), seat))
+            out(_you(describe_event(game, event, step), seat))
         shown = len(game.log)
     out("")
     out(render_table(game, viewer=None))

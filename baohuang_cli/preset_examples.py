@@ -17,9 +17,9 @@ import sys
 from agents import make_agent
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
-from baohuang_env.render import describe_event, story
+from baohuang_env.game import ROLE
 from baohuang_env.rules import PRESETS
-from baohuang_cli.replay_cmd import result_lines
+from baohuang_env.text import describe_event, result_lines, story
 
 #: Log events (or decision names) an example of each preset should show in its role phase.
 WANTED = {
@@ -43,7 +43,7 @@ def play_example(preset: str, seed: int) -> Game:
     game = Game(rules, seed=seed)
     while not game.is_over:
         seat = game.current_player
-        bot = chooser if game.phase == "role" else player
+        bot = chooser if game.phase == ROLE else player
         game.step(bot.act(enc.encode(game, seat), game.legal_mask()))
     return game
 

@@ -60,7 +60,7 @@ from pettingzoo.utils import wrappers
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game
-from .render import render_for_mode
+from .text import render_for_mode
 from .rules import get_rules
 
 REWARD_MODES = ("score", "win")

@@ -21,6 +21,7 @@ import numpy as np
 from .actions import FIRST_PLAY, PASS
 from .cards import NUM_SEATS
 from .game import PLAY, Game
+from .knowledge import guard_and_role
 from .observation import CARDS_LEFT_SCALE, HISTORY_LENGTH, ObservationLayout, observation_layout
 from .roles import ROLES as MY_ROLES  # what the observing seat knows of its own role: ROLES' order
 from .rules import Rules
@@ -111,15 +112,9 @@ class Encoder:
         extend([t.place[places[s]] for s in rot])
         add(t.onehot[rel[game.emperor]])
         add(t.onehot[rel[game.emperor_card_seat] if in_role else -1])
-        i_am_guard = game.guard == seat
-        add(t.onehot[rel[seat if i_am_guard else game.public_guard]])
-        if game.emperor >= 0 and game.guard >= 0:  # roles fixed (declaration round begun)
-            if seat == game.emperor:
-                add(t.role["solo" if i_am_guard else "emperor"])
-            else:
-                add(t.role["guard" if i_am_guard else "rebel"])
-        else:
-            add(t.role[None])
+        known_guard, my_role = guard_and_role(game, seat)
+        add(t.onehot[rel[known_guard]])
+        add(t.role[my_role])
         add(t.flag[game.guard_card_seat == seat])
         add(t.flag[game.open_guard])
         add(t.flag[game.solo == "open"])

@@ -24,7 +24,7 @@ from .agent import Agent, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
-from .render import render_for_mode, render_table
+from .text import render_for_mode, render_table
 from .rules import get_rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")

@@ -22,7 +22,7 @@ import pytest
 from agents import make_agent
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
-from baohuang_env.render import format_hand
+from baohuang_env.text import format_hand, render_table
 from baohuang_env.replay import save_replay
 from baohuang_cli import cli, play_cmd, replay_cmd
 
@@ -265,8 +265,9 @@ def test_replay_views_and_result(tmp_path, capsys):
 
 
 def test_replay_table_shows_a_hidden_guard_only_once_public():
-    """Roles in the replay table are public knowledge: the guard's row reads '?' until he
-    declares himself or plays the guard card, then 'guard'."""
+    """Roles in the table are what the viewer knows: to every other seat the guard's row reads
+    '?' until he declares himself or plays the guard card, then 'guard'; the guard himself
+    and a spectator see 'guard', marked hidden until then."""
     revealed = 0
     for seed in range(40):
         game = Game(RULES, seed=seed)
@@ -277,12 +278,14 @@ def test_replay_table_shows_a_hidden_guard_only_once_public():
                 break
             if game.guard < 0 or game.guard == game.emperor:
                 continue
-            row = replay_cmd.table_text(game).splitlines()[1 + game.guard]
-            role = row.split()[1]
-            if game.public_guard == game.guard:
-                assert role == "guard", row
-            else:
-                assert role == "?", row
+            public = game.public_guard == game.guard
+            for viewer in (None, *range(5)):
+                row = render_table(game, viewer).splitlines()[2 + game.guard]
+                role = row.split()[1]
+                if viewer is not None and viewer != game.guard:
+                    assert role == ("guard" if public else "?"), row
+                else:
+                    assert role == "guard" and ("(hidden 暗保)" in row) != public, row
         if game.public_guard >= 0 and game.guard != game.emperor:
             revealed += 1
         if revealed >= 3:

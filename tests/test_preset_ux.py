@@ -24,11 +24,12 @@ from agents import AutoPlayAgent, make_agent
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
 from baohuang_env.actions import DECISION_ID, PASS, action_table
-from baohuang_env.render import (
-    DECISION_WORDS, ROLE_NAMES, decision_words, describe_event, render_table, role_step, story,
+from baohuang_env.text import (
+    DECISION_WORDS, ROLE_NAMES, decision_words, describe_event, render_table, result_lines, role_step, story,
+    turn_hint,
 )
 from baohuang_env.rules import PRESETS
-from baohuang_cli import cli, fuzz, play_cmd, preset_examples, replay_cmd
+from baohuang_cli import cli, fuzz, play_cmd, preset_examples
 from tests.helpers import hand
 
 ALL = tuple(PRESETS)
@@ -135,7 +136,7 @@ def test_role_phase_events_in_words():
     assert "abdicate (让位): the emperor card passes to seat" in texts[1]
     assert game.result.roles == ["none"] * 5
     assert "none (void deal 流局)" in render_table(game)
-    assert any("void deal (流局)" in line for line in replay_cmd.result_lines(game))
+    assert any("void deal (流局)" in line for line in result_lines(game))
 
     # forced call (逼位) after five abdications in generic216
     forced = None
@@ -148,7 +149,7 @@ def test_role_phase_events_in_words():
             break
     assert forced is not None
     assert any(t.startswith("forced call (逼位)") for t in (describe_event(forced, e) for e in forced.log))
-    assert "Forced call (逼位)" in play_cmd.turn_hint(forced, forced.current_player)
+    assert "Forced call (逼位)" in turn_hint(forced, forced.current_player)
 
     # weihai decline, and the roles line after a failed rebellion
     g = random_game_until("weihai", lambda g: g.phase == "role" and g.legal_mask()[D["DECLINE"]])
@@ -162,7 +163,7 @@ def test_role_phase_events_in_words():
     assert any("surrender (投降)" in t for t in texts) and any("surrendered (投降)" in t for t in texts)
     assert g.result.end == "surrender"
     g = random_game_until("qingdao", lambda g: g.phase == "play" and g.legal_mask()[D["APPLY_WIND"]])
-    assert "apply for the wind (申请接风)" in play_cmd.turn_hint(g, g.current_player)
+    assert "apply for the wind (申请接风)" in turn_hint(g, g.current_player)
     g.step(D["APPLY_WIND"])
     assert describe_event(g, g.log[-1]).endswith("applies for the wind (申请接风)") or any(
         e[0] == "apply_wind" for e in g.log)

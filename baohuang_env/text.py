@@ -1,8 +1,9 @@
-"""Readable text views of a game: hands in card notation, a spectator table, and every
-decision and event in plain words with the Chinese term once in brackets ("abdicate (让位)",
-"call ♠K (叫牌)", "void deal (流局)").
+"""Readable text views of a game: hands in card notation, the table as one seat or a
+spectator sees it, the result, and every decision and event in plain words with the Chinese
+term once in brackets ("abdicate (让位)", "call ♠K (叫牌)", "void deal (流局)").
 
-Used by the env's `render()` (ansi / human), `baohuang replay` and `baohuang play`.
+Used by the envs' `render()` (ansi / human), `baohuang replay` and `baohuang play`, which
+only read and print. What a viewer knows of the roles comes from `baohuang_env.knowledge`.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from .actions import DECISION_ID, DECISIONS, FIRST_PLAY, PASS, format_play
 from .cards import NUM_SEATS
-from .game import Game
-from .actions import DECISIONS, FIRST_PLAY, PASS, format_play
+from .game import PLAY, ROLE, Game
+from .knowledge import GUARD, REBEL, SOLO, known_role, own_role, public_role
 
 #: Chinese names of the roles, shown once beside the English ones ("none": a void deal).
 ROLE_NAMES = {"emperor": "emperor 皇帝", "guard": "guard 侍卫", "rebel": "rebel 革命党", "solo": "solo emperor 独保",
@@ -43,6 +45,8 @@ NO_WORDS = {
     "rebellion": "no rebellion (不造反)",
     "kick": "no kick (不踢)",
 }
+#: NO in a declaration step as it means to the seat answering, by its own role.
+PRIVATE_NO_WORDS = {GUARD: "hidden guard (暗保)", SOLO: "hidden solo (暗独)"}
 #: The role steps (`Rules.role_steps`) in words.
 STEP_WORDS = {
     "abdication": "throne round: accept or abdicate (让位)",
@@ -55,6 +59,8 @@ STEP_WORDS = {
     "rebellion": "rebellion round (造反)",
     "kick": "kick round (踢)",
 }
+#: Display width of the table's role column: the longest label ("solo emperor 独保 (grabbed 抢独)") and a space.
+ROLE_WIDTH = 33
 
 
 def _pad(text: str, width: int) -> str:
@@ -78,7 +84,7 @@ def format_hand(counts: Sequence[int], names: Sequence[str]) -> str:
 
 def role_step(game: Game) -> str | None:
     """The role step being decided now (a name of `Rules.role_steps`), or None after it."""
-    if game.phase != "role":
+    if game.phase != ROLE:
         return None
     return game.rules.role_steps[game.step_index]
 
@@ -101,39 +107,65 @@ def decision_words(game: Game, action: int, seat: int | None = None, step: str |
     if name != "NO":
         return DECISION_WORDS[name]
     step = step if step is not None else role_step(game)
-    if private and seat is not None and step in ("declaration", "solo", "guard"):
-        if seat == game.guard == game.emperor:
-            return "hidden solo (暗独)"
-        if seat == game.guard:
-            return "hidden guard (暗保)"
-    if private and step in ("declaration", "guard", "solo"):
-        return "no (nothing to declare)"
+    if private and step in ("declaration", "solo", "guard"):
+        role = own_role(game, seat) if seat is not None else None
+        return PRIVATE_NO_WORDS.get(role, "no (nothing to declare)")
     return NO_WORDS.get(step, "no")
 
 
-def public_role(game: Game, seat: int) -> str:
-    """What everyone knows of a seat's role right now."""
+def role_label(game: Game, seat: int, viewer: int | None = None) -> str:
+    """The role of `seat` as `viewer` knows it (`knowledge.known_role`; a spectator when
+    None), in words, with how it is known: "(hidden 暗保)" when it is not public, "(造反)"
+    for a declared rebel, "?" while unknown. At the end of a deal every role is shown."""
     if game.result is not None:
         return ROLE_NAMES[game.result.roles[seat]]
-    if seat == game.emperor:
+    role = known_role(game, seat, viewer)
+    if role is None:
+        return "?"
+    name = ROLE_NAMES[role]
+    public = public_role(game, seat) == role
+    if role == SOLO:
         if game.solo == "open":
-            return ROLE_NAMES["solo"] + (" (grabbed 抢独)" if game.grabbed else " (open)")
-        return ROLE_NAMES["emperor"]
-    if seat == game.public_guard:
-        return ROLE_NAMES["guard"]
-    if seat in game.rebels:
-        return ROLE_NAMES["rebel"] + " (造反)"
-    return "?"
+            return name + (" (grabbed 抢独)" if game.grabbed else " (open)")
+        return name + (" (revealed)" if public else " (hidden 暗独)")
+    if role == GUARD and not public:
+        return name + " (hidden 暗保)"
+    if role == REBEL and seat in game.rebels:
+        return name + " (造反)"
+    return name
+
+
+def own_role_text(game: Game, seat: int) -> str:
+    """What `seat` itself knows of its role now, in words (its own hand tells it whether it
+    holds the guard card)."""
+    if game.result is not None:
+        return ROLE_NAMES[game.result.roles[seat]]
+    role = own_role(game, seat)
+    if role is None:
+        return "not decided yet" + (" (you hold the guard card 侍卫牌)" if game.guard_card_seat == seat else "")
+    name = ROLE_NAMES[role]
+    if role == SOLO:
+        if game.solo == "open":
+            return name + " (open)"
+        if game.public_guard == seat:
+            return name + " (revealed)"
+        return name + " (you also hold the guard card; hidden unless you play it)"
+    if role == GUARD:
+        return name + (" (open)" if game.open_guard or game.public_guard == seat else " (hidden: only you know)")
+    return name
 
 
 def render_for_mode(game: Game, render_mode: str | None) -> str | None:
-    """What an env's render() does: "ansi" returns the table, "human" prints it."""
+    """What an env's render() does: "ansi" returns the spectator's table with the last event,
+    "human" prints it."""
     if render_mode is None:
         import logging
 
         logging.getLogger("baohuang_env").warning("render() called without a render_mode; nothing to show")
         return None
     text = render_table(game)
+    if len(game.log) > 1:
+        text += "\nlast: " + describe_event(game, game.log[-1])
     if render_mode == "ansi":
         return text
     print(text)
@@ -141,19 +173,15 @@ def render_for_mode(game: Game, render_mode: str | None) -> str | None:
 
 
 def render_table(game: Game, viewer: int | None = None) -> str:
-    """A table of the game. `viewer=None` is a spectator who sees every hand and the hidden
-    roles (marked "hidden"); with a seat, only that seat's hand and what it may know."""
+    """The table as `viewer` sees it: a seat (marked "*") sees its own hand and the roles as
+    it knows them (`role_label`); a spectator (`viewer` None) sees every hand and every
+    role. Then the play to beat or the role step, and the scores once the deal is over."""
     kinds = game.kinds.names
     header = f"Baohuang [{game.rules.preset}, play goes {game.rules.display_direction}]  phase: {game.phase}"
     if not game.is_over:
         header += f"  to act: seat {game.current_player}"
-    lines = [header, f"{'seat':<5}{_pad('role', 28)}{'cards':>5}  {'status':<12}hand"]
+    lines = [header, f"{'seat':<6}{_pad('role', ROLE_WIDTH)}{'cards':>5}  {'status':<12}hand"]
     for s in range(NUM_SEATS):
-        role = public_role(game, s)
-        if viewer is None and game.result is None and role == "?" and game.guard >= 0:
-            role = ROLE_NAMES["guard"] + " (hidden)" if s == game.guard else ROLE_NAMES["rebel"]
-        if viewer is None and game.result is None and s == game.emperor and game.solo == "hidden":
-            role = ROLE_NAMES["solo"] + " (hidden)"
         status = ""
         if game.places[s]:
             status = f"out #{game.places[s]}"
@@ -161,26 +189,26 @@ def render_table(game: Game, viewer: int | None = None) -> str:
             status = "passed"
         if not game.is_over and s == game.current_player:
             status = "<- to act"
-        hand = format_hand(game.hands[s], kinds) if viewer in (None, s) else "(hidden)"
+        sees = viewer in (None, s)
+        hand = format_hand(game.hands[s], kinds) if sees else "(hidden)"
         marks = []
-        if game.phase == "role" and s == game.emperor_card_seat:
-            marks.append("holds emperor card")
-        if viewer in (None, s) and s == game.guard_card_seat:
-            marks.append("holds guard card")
-        lines.append(f"{s:<5}{_pad(role, 28)}{game.cards_left[s]:>5}  {status:<12}{hand}"
-                     + (f"  [{', '.join(marks)}]" if marks else ""))
+        if game.phase == ROLE and s == game.emperor_card_seat:
+            marks.append("holds the emperor card")
+        if sees and s == game.guard_card_seat:
+            marks.append("holds the guard card")
+        seat = f"{s}{'*' if s == viewer else ''}"
+        lines.append(f"{seat:<6}{_pad(role_label(game, s, viewer), ROLE_WIDTH)}{game.cards_left[s]:>5}  "
+                     f"{status:<12}{hand}" + (f"  [{', '.join(marks)}]" if marks else ""))
     trick = game.trick
     if trick is not None:
         play, by = trick
         lines.append(f"to beat: {format_play(play)} by seat {by}")
-    elif game.phase == "play":
+    elif game.phase == PLAY:
         lines.append(f"seat {game.current_player} leads a new trick")
-    elif game.phase == "role":
+    elif game.phase == ROLE:
         if any(game.pile):
             lines.append(f"tribute pile (贴牌) with the emperor card: {format_hand(game.pile, kinds)}")
         lines.append(f"role phase, {STEP_WORDS[role_step(game)]}")
-    if game.log and len(game.log) > 1:
-        lines.append("last: " + describe_event(game, game.log[-1]))
     if game.result is not None:
         lines.append("scores: " + "  ".join(f"seat {s}: {v:+d}" for s, v in enumerate(game.result.scores)))
     return "\n".join(lines)
@@ -308,3 +336,121 @@ def story(game: Game) -> list[tuple[tuple, str | None]]:
         g.step(a)
         out += [(e, step if e[0] == "decide" else None) for e in g.log[n:]]
     return out
+
+
+def result_lines(game: Game) -> list[str]:
+    """The result of a finished game: places, roles and scores per seat, then a summary."""
+    res = game.result
+    if res is None:
+        return ["the game is not over"]
+    points = res.points is not None
+    head = f"{'seat':<6}{'place':<7}{_pad('role', 22)}{'score':>6}" + (f"{'points':>8}" if points else "")
+    lines = ["Result:", head]
+    for s in sorted(range(NUM_SEATS), key=lambda s: res.places[s]):
+        lines.append(f"{s:<6}{res.places[s]:<7}{_pad(ROLE_NAMES[res.roles[s]], 22)}{res.scores[s]:>+6d}"
+                     + (f"{res.points[s]:>+8d}" if points else ""))
+    if res.end == "void":
+        lines.append("void deal (流局): nobody became emperor; no score, the cards are dealt again")
+        return lines
+    if res.end == "surrender":
+        lines.append(f"seat {res.emperor}, a solo emperor, surrendered (投降) before play")
+    elif res.solo != "none":
+        how = "grabbed the solo (抢独) and played it openly" if res.grabbed else f"played a {res.solo} solo"
+        lines.append(f"seat {res.emperor} {how} against the other four")
+    else:
+        note = ""
+        if res.open_guard:
+            note = {"weihai": " (open guard 明保: Weihai split table)", "qingdao": " (open guard 明保)"}.get(
+                game.rules.scoring, " (open guard 明保: scores doubled)")
+        lines.append(f"emperor: seat {res.emperor}, guard: seat {res.guard}{note}")
+    if res.rebellion != "none":
+        lines.append(f"rebellion (造反): {res.rebellion}")
+    if res.kicked:
+        lines.append("kick (踢): scores doubled")
+    if points:
+        lines.append("score = the team's sum of the place points (qingdao)")
+    return lines
+
+
+def decision_help(game: Game, seat: int, action: int) -> str:
+    """A role decision in words for the deciding seat: the plain words with the Chinese
+    term, then what it does."""
+    action = int(action)
+    words = decision_words(game, action, seat, private=True)
+    rules, table = game.rules, game.table
+    step = role_step(game)
+    up, ll = (seat - 1) % NUM_SEATS, (seat + 2) % NUM_SEATS
+    if table.is_call(action):
+        card = table.describe(action).replace("CALL ", "")
+        what = "you become the emperor; the holder of the fourth copy is your guard, or you play a hidden solo " \
+               "(暗独) if you hold all four"
+        if rules.special_card:
+            what += "; that fourth copy becomes the special card SP (特画)"
+        return f"{words}: {card} shown to everyone; {what}"
+    name = table.describe(action)
+    solo_warning = " (you also hold the guard card: you would play alone, a solo)" \
+        if seat == game.guard_card_seat and rules.guard_selection == "fixed_card" else ""
+    tribute = ""
+    if rules.tribute and game.role_state.get("declines", 0) >= 1:
+        tribute = "; you add your highest non-joker card (a 2 if you have one) to the tribute pile (贴牌)"
+    open_guard_effect = {"weihai": "scored by the Weihai split table, and the rebels may kick (踢)",
+                         "qingdao": "no score effect in qingdao"}.get(rules.scoring,
+                                                                      "every score of the deal is doubled")
+    texts = {
+        "ACCEPT": "become the emperor and lead the first trick" + solo_warning
+        + (" and take the tribute pile (贴牌)" if any(game.pile) else ""),
+        "ABDICATE": f"pass the emperor card to your upper seat (seat {up}), who decides next" + tribute,
+        "DECLINE": f"the emperor card goes to seat {ll}, who must accept; you stay the guard (everyone learns it)",
+        "OPEN_GUARD": f"reveal yourself as the guard: {open_guard_effect}",
+        "OPEN_SOLO": "announce that you play alone: +24 if you go out first, else -24; ends at the first player out"
+        if rules.scoring != "qingdao" else "announce that you play alone: every point is doubled",
+        "GRAB": "become an open-solo emperor with no guard (+24 if you go out first, else -24)",
+        "REBEL": "declare yourself a rebel: one alone fails and is marked; two or more reveal the guard"
+        if rules.rebellion != "declaration" else "show everyone you are a rebel (no score effect)",
+        "KICK": "double the score; "
+        + ("one kick of the emperor or guard is enough" if game.rebellion == "succeeded" else "two kicks are needed"),
+        "SURRENDER": "give up before play: you pay 4, every other seat gets 1",
+        "APPLY_WIND": "lead next if nobody beats the finisher's last play (接风)",
+    }
+    if name == "NO":
+        if words == PRIVATE_NO_WORDS[GUARD]:
+            return f"{words}: stay a hidden guard, only you know"
+        if words == PRIVATE_NO_WORDS[SOLO]:
+            return f"{words}: play a hidden solo: +12 / 0 / -12 by your place"
+        return {"declaration": "nothing to declare", "guard": "nothing to declare",
+                "solo": "nothing to declare"}.get(step or "", words)
+    return f"{words}: {texts[name]}" if name in texts else words
+
+
+def turn_hint(game: Game, seat: int) -> str:
+    """What the seat to move is asked to do, in words."""
+    if game.phase == ROLE:
+        step = game.rules.role_steps[game.step_index]
+        st = game.role_state
+        if step == "abdication":
+            text = "You hold the emperor card: accept the throne (登基) or abdicate (让位)."
+            if game.rules.void_deal:
+                text += f" Abdications so far: {st.get('declines', 0)} (ten make a void deal 流局)."
+            return text
+        if step == "decline":
+            return "You were dealt the emperor card: accept the throne (登基)" + (
+                ", or decline (让位给隔一家) since you also hold the guard card." if game.guard_card_seat == seat
+                else ".")
+        if step == "call":
+            if st.get("forced"):
+                return "Forced call (逼位): you hold a triple, so you must call (叫牌) one."
+            return ("Calling round (叫牌): call a suit-rank you hold three times (its fourth copy's holder is your "
+                    "guard) or four times (a solo), or abdicate (让位).")
+        if step == "declaration":
+            return f"Declaration round (asked of every seat from the emperor, seat {game.emperor})."
+        where = f" The emperor is seat {game.emperor}." if game.emperor >= 0 else ""
+        return f"Role phase: {STEP_WORDS[step]}.{where}"
+    trick = game.trick
+    if trick is None:
+        return "You lead: play anything (no pass)."
+    play, by = trick
+    text = (f"To beat: {format_play(play)} by seat {by}: {play.size} card{'s' * (play.size > 1)}, "
+            "each higher once sorted, or pass.")
+    if game.legal_mask()[DECISION_ID["APPLY_WIND"]]:
+        text += f" Seat {by} is out: you may apply for the wind (申请接风)."
+    return text
