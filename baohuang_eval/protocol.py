@@ -28,7 +28,9 @@ COMPOSITIONS = ("A", "B")
 
 class PairGames(ABC):
     """What both protocols' pair results share: the games split by composition, and A's
-    headline figures for logging. Subclasses define `records`, `table_a` and `paired`."""
+    headline figures for logging. Subclasses are dataclasses (a, b, records, seconds) that
+    define the tables `table_a` / `table_b`, the paired statistics `paired`, `differences`
+    and `to_dict`."""
 
     a: str
     b: str
@@ -76,8 +78,6 @@ class Protocol(ABC):
     version: int
     #: Games per deal and pair.
     games_per_deal: int
-    #: The rows of a per-agent results table, in report order.
-    rows: tuple[str, ...]
     #: The report.json key of the per-agent tables.
     tables_key: str
     #: The label of the progress line.

@@ -35,7 +35,8 @@ class Report:
     @cached_property
     def tables(self) -> dict[str, dict[str, Stats]]:
         """Per agent, over all its games (against every opponent it met): its focal statistics
-        (seat protocol) or its side statistics (team protocol), rows `protocol.rows`."""
+        (seat protocol, rows `seat.ROWS`) or its side statistics (team protocol, rows
+        `team.TEAM_ROWS`)."""
         return self.protocol.agent_tables(self.agents, self.pairs)
 
     @cached_property

@@ -130,7 +130,6 @@ class SeatProtocol(Protocol):
     name = "seat"
     version = 1
     games_per_deal = NUM_SEATS * len(COMPOSITIONS)
-    rows = ROWS
     tables_key = "focal"
     progress_label = "eval"
 

@@ -179,7 +179,6 @@ class TeamProtocol(Protocol):
     name = "team"
     version = 1
     games_per_deal = len(COMPOSITIONS)
-    rows = TEAM_ROWS
     tables_key = "sides"
     progress_label = "eval (team)"
 
