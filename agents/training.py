@@ -84,7 +84,7 @@ def export_model(checkpoint: str | os.PathLike, out: str | os.PathLike) -> None:
 def evaluate_live(agent: Any, opponents: list[str], rules: Rules, deals: int, first_seed: int,
                   protocol: str = "seat") -> dict[str, Any]:
     """Duplicate evaluation of a live agent against each opponent (the evaluation harness)."""
-    from .evaluate import evaluate_against
+    from baohuang_eval import evaluate_against
 
     seeds = list(range(first_seed, first_seed + deals))
     return {opp: evaluate_against(agent, opp, rules, seeds, protocol=protocol) for opp in opponents}
@@ -110,12 +110,13 @@ def final_evaluation(spec: str, cfg: Any, rules: Rules, run_dir: Path, workers: 
     team: the agent plays a whole side against the bot's side (the headline win rate);
     seat: the agent in one seat among four copies of the bot, every seat of every deal.
     """
-    from .evaluate import evaluate_agents, format_markdown
+    from baohuang_eval import evaluate_agents, to_markdown, write_report
 
     seeds = list(range(cfg.eval_deal_seed, cfg.eval_deal_seed + cfg.final_eval_deals))
     for protocol in ("team", "seat"):
         print(f"evaluating {spec} ({protocol} protocol) on {len(seeds)} held-out duplicate deals against "
               f"{', '.join(cfg.eval_opponents)} ...", file=sys.stderr, flush=True)
         report = evaluate_agents([spec, *cfg.eval_opponents], rules, seeds, pairs="first", workers=workers,
-                                 out_dir=run_dir / f"eval-{protocol}", protocol=protocol)
-        print(format_markdown(report))
+                                 protocol=protocol)
+        write_report(report, run_dir / f"eval-{protocol}")
+        print(to_markdown(report))

@@ -1,4 +1,4 @@
-"""`baohuang eval`: compare agents on seeded duplicate deals (protocol: `agents.evaluate`).
+"""`baohuang eval`: compare agents on seeded duplicate deals (the protocols: `baohuang_eval`).
 
     baohuang eval --agents heuristic greedy autoplay random --deals 2000 [--pairs consecutive|all|first]
                   [--protocol seat|team] [--preset jj] [--deal-seed 1000000 | --deal-file FILE]
@@ -20,17 +20,18 @@ import sys
 import time
 
 from baohuang_env.agent import agent_kinds
-from agents.evaluate import (
-    EVAL_SEED_START,
+from baohuang_env.rules import get_rules
+from baohuang_env.seeds import EVAL_SEED_START
+from baohuang_eval import (
     PAIRINGS,
     PROTOCOLS,
     deal_range,
     evaluate_agents,
     load_deals,
+    to_markdown,
     write_deals,
+    write_report,
 )
-from agents.report import to_markdown, write_report
-from baohuang_env.rules import get_rules
 
 
 def add_parser(sub) -> None:
@@ -47,7 +48,7 @@ def add_parser(sub) -> None:
     p.add_argument("--pairs", choices=PAIRINGS, default="consecutive",
                    help="consecutive: neighbours in --agents (default); all: every pair; "
                         "first: the first agent against each of the others")
-    p.add_argument("--protocol", choices=PROTOCOLS, default="seat",
+    p.add_argument("--protocol", choices=list(PROTOCOLS), default="seat",
                    help="seat: duplicate rotation, a focal agent against four copies of the other (default); "
                         "team: side duplicate, one agent on the whole emperor's side, the other on the rebels, "
                         "then swapped, roles fixed by the default answers")

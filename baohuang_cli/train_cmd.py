@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 
 def main(args) -> int:
     from agents.config import load_config
-    from agents.evaluate import validate_specs
+    from baohuang_eval import validate_specs
     from agents.training import MODEL_NAME, final_evaluation
     from baohuang_env import get_rules
 

@@ -102,7 +102,7 @@ def test_train_checkpoint_resume_and_evaluate(tmp_path):
         action = agent.act(enc.encode(game, game.current_player), mask)
         assert mask[action] == 1
         game.step(action)
-    from agents.evaluate import evaluate_against
+    from baohuang_eval import evaluate_against
 
     result = evaluate_against(agent, "random", RULES, [11, 12])
     assert 0.0 <= result.win_rate <= 1.0

@@ -14,7 +14,7 @@ import torch
 from agents import make_agent
 from agents.config import load_config
 from agents.dmc.agent import DMCAgent
-from agents.evaluate import evaluate_against
+from baohuang_eval import evaluate_against
 from agents.ppo import ActorCritic, MaskedCategorical, PPOAgent, PPOConfig, gae
 from agents.ppo.rollout import OpponentPool, Rollouts
 from agents.ppo.trainer import CHECKPOINT_NAME, architecture, ppo_update, train

@@ -31,10 +31,10 @@ from baohuang_env import Game, get_rules
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
+from baohuang_env.seeds import TRAIN_SEED_START
 
 from baohuang_env.agent import make_agent
 from ..dmc.features import ActionFeatures
-from ..evaluate import TRAIN_SEED_START
 from .config import SELF, SNAPSHOTS, PPOConfig
 from .model import ActorCritic, gae
 

@@ -20,11 +20,11 @@ import torch
 
 from baohuang_env import get_rules
 from baohuang_env.encoding import Encoder
+from baohuang_eval import validate_specs
 
 from ..checkpoint import save_checkpoint
 from ..config import config_from_dict, config_to_dict
 from ..dmc.features import ActionFeatures
-from ..evaluate import validate_specs
 from ..training import (
     CHECKPOINT_NAME,
     MODEL_NAME,

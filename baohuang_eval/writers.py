@@ -1,4 +1,4 @@
-"""Writers for an evaluation `Report`: report.json, report.md (Markdown tables to paste into a
+"""Writers of an evaluation `Report`: report.json, report.md (Markdown tables to paste into a
 paper) and report.png (win rate per agent and side with 95% Wilson intervals: focal win rates
 in the seat protocol, side win rates in the team protocol).
 
@@ -11,19 +11,17 @@ import io
 import json
 import math
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from .evaluate import (
-    ROWS,
-    TEAM_ROWS,
-    DuplicateStats,
-    PairedStats,
-    PairResult,
-    Report,
-    Stats,
-    TeamPairResult,
-    write_bytes_atomic,
-)
+from baohuang_env.replay import atomic_path
+
+from .protocol import PairGames, Protocol
+from .report import Report
+from .seat import ROWS, SEAT
+from .stats import DuplicateStats, PairedStats, Stats
+from .team import TEAM, TEAM_ROWS
 
 ROW_NAMES = {"overall": "overall", "emperor_side": "emperor side", "rebel_side": "rebel side",
              "emperor": "emperor", "guard": "guard", "solo": "solo", "rebel": "rebel"}
@@ -59,7 +57,7 @@ def _dup(d: DuplicateStats) -> str:
     return f"{100 * d.rate:.1f}% [{100 * d.low:.1f}, {100 * d.high:.1f}]"
 
 
-def _verdict(p: PairResult | TeamPairResult) -> str:
+def _verdict(p: PairGames) -> str:
     v = p.paired.verdict
     return f"{_cell(p.a)} better" if v == "A" else f"{_cell(p.b)} better" if v == "B" else "no significant difference"
 
@@ -89,19 +87,8 @@ def _header(report: Report) -> list[str]:
     seeds = (f"seeds {d['first_seed']}..{d['last_seed']}" if d["contiguous"] else "seeds from a list")
     source = "" if d["source"] == "range" else f", file `{d['source']}`"
     deals = f"Rules: preset `{d['preset']}`. Deals: {d['count']} ({seeds}{source}; fingerprint `{d['fingerprint']}`). "
-    if report.protocol_name == "team":
-        protocol = (f"Protocol: team duplicate v{report.protocol()['version']}: roles fixed by the default "
-                    "answers (accept the throne, declare nothing), so the emperor is the first holder of the "
-                    "emperor card and the guard the holder of the guard card (a hidden solo if the same); the "
-                    "play phase of each deal is played twice per pair, A at every seat of the emperor's side "
-                    "against B at every rebel seat, then swapped. A side wins when the emperor's score is > 0 "
-                    "(emperor's side) or < 0 (rebels). Intervals are 95%: Wilson for win rates (for duplicate "
-                    "win rates on wins + ½ draws), Student t for means.")
-    else:
-        protocol = (f"Protocol: duplicate rotation v{report.protocol()['version']}, each deal played 10 times per "
-                    "pair (each agent at each seat, against four copies of the other). Win = focal score > 0. "
-                    "Intervals are 95%: Wilson for win rates, Student t for means.")
-    lines = ["# Baohuang evaluation", "", deals + protocol]
+    summary = _LAYOUTS[report.protocol].summary.format(version=report.protocol.version)
+    lines = ["# Baohuang evaluation", "", deals + summary]
     if t:
         rate = f", {t['games_per_s']:.0f} games/s" if t.get("games_per_s") else ""
         lines.append(f"Games: {t['games']} in {t['seconds']:.1f} s{rate} on {t['workers']} worker(s).")
@@ -159,13 +146,8 @@ def _team_markdown(report: Report) -> list[str]:
     return lines + _matrix_and_ratings(report, "deal")
 
 
-def to_markdown(report: Report) -> str:
-    """The report as Markdown: protocol line, head-to-head, focal (seat protocol) or side (team
-    protocol) tables, matrix, ratings."""
-    lines = _header(report)
-    if report.protocol_name == "team":
-        return "\n".join(lines + _team_markdown(report)) + "\n"
-    lines += [
+def _seat_markdown(report: Report) -> list[str]:
+    lines = [
         "",
         "## Head-to-head (paired by deal and seat)",
         "",
@@ -188,8 +170,41 @@ def to_markdown(report: Report) -> str:
                   *FOCAL_HEADER]
         for a in report.agents:
             lines += _focal_rows(a, report.tables[a])
-    lines += _matrix_and_ratings(report, "paired deal and seat")
-    return "\n".join(lines) + "\n"
+    return lines + _matrix_and_ratings(report, "paired deal and seat")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How the files present one protocol's report."""
+
+    summary: str  # the protocol sentence of report.md ({version}: the protocol's version)
+    body: Callable[[Report], list[str]]  # report.md after the header
+    plot_ylabel: str
+    plot_title: str
+
+
+_LAYOUTS: dict[Protocol, _Layout] = {
+    SEAT: _Layout(
+        ("Protocol: duplicate rotation v{version}, each deal played 10 times per pair (each agent "
+                         "at each seat, against four copies of the other). Win = focal score > 0. Intervals are "
+                         "95%: Wilson for win rates, Student t for means."),
+        _seat_markdown, "focal win rate (score > 0)", "Focal win rate with 95% Wilson CI"),
+    TEAM: _Layout(
+        ("Protocol: team duplicate v{version}: roles fixed by the default answers (accept the "
+                         "throne, declare nothing), so the emperor is the first holder of the emperor card and the "
+                         "guard the holder of the guard card (a hidden solo if the same); the play phase of each "
+                         "deal is played twice per pair, A at every seat of the emperor's side against B at every "
+                         "rebel seat, then swapped. A side wins when the emperor's score is > 0 (emperor's side) or "
+                         "< 0 (rebels). Intervals are 95%: Wilson for win rates (for duplicate win rates on wins + "
+                         "½ draws), Student t for means."),
+        _team_markdown, "side win rate (side result > 0)", "Team side win rate, 95% Wilson CI"),
+}
+
+
+def to_markdown(report: Report) -> str:
+    """The report as Markdown: protocol line, head-to-head, focal (seat protocol) or side (team
+    protocol) tables, matrix, ratings."""
+    return "\n".join(_header(report) + _LAYOUTS[report.protocol].body(report)) + "\n"
 
 
 # ----------------------------------------------------------------------------- plot
@@ -220,9 +235,9 @@ def plot_png(report: Report) -> bytes:
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=ROW_NAMES[row])
     ax.set_xticks(range(len(agents)), [a if len(a) <= 24 else a[:21] + "..." for a in agents])
     ax.set_ylim(0, 1)
-    team = report.protocol_name == "team"
-    ax.set_ylabel("side win rate (side result > 0)" if team else "focal win rate (score > 0)")
-    title = "Team side win rate, 95% Wilson CI" if team else "Focal win rate with 95% Wilson CI"
+    layout = _LAYOUTS[report.protocol]
+    ax.set_ylabel(layout.plot_ylabel)
+    title = layout.plot_title
     if len(agents) > 2:
         title += " (all games of each agent)"
     ax.set_title(title + f", {report.deals.describe()['count']} deals")
@@ -234,6 +249,12 @@ def plot_png(report: Report) -> bytes:
     return buf.getvalue()
 
 
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write `data` to `path` atomically (`baohuang_env.replay.atomic_path`)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.write(data)
+
+
 def write_report(report: Report, out_dir: str | os.PathLike) -> dict[str, Path]:
     """Write report.json, report.md and report.png into `out_dir` (created if needed)."""
     out = Path(out_dir)
@@ -243,3 +264,6 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> dict[str, Path]:
     write_bytes_atomic(paths["md"], to_markdown(report).encode("utf-8"))
     write_bytes_atomic(paths["png"], plot_png(report))
     return paths
+
+
+__all__ = ["plot_png", "to_markdown", "write_bytes_atomic", "write_report"]
