@@ -7,8 +7,8 @@ import numpy as np
 from baohuang_env.encoding import Encoder
 from baohuang_env.rules import Rules
 
-from ..checkpoint import compatibility, load_checkpoint
 from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
+from ..checkpoint import compatibility, load_checkpoint
 from ..networks import ActionScorer, NumpyScorer
 from .model import network_names, role_index
 
