@@ -3,6 +3,7 @@ overrides from the command line. Unknown keys and wrongly typed values are error
 the key and the expected type, so a typo never silently trains with a default.
 Supported field types: str, int, float, bool, lists of those, and mappings such as
 `dict[str, float]` (YAML `{a: 0.5, b: 0.5}`, or `key=a:0.5,b:0.5` on the command line).
+A renamed key (`RENAMED_KEYS`) still loads under its old name, with a FutureWarning.
 """
 
 from __future__ import annotations
@@ -10,13 +11,21 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 
+from baohuang_env.rewards import check_reward_mode
+from baohuang_env.rules import Rules, get_rules
+
 T = TypeVar("T")
+
+#: Old config key -> its new name. Configs (and the configs inside older checkpoints) that use
+#: the old name still load.
+RENAMED_KEYS = {"objective": "reward_mode"}
 
 
 @dataclass
@@ -30,11 +39,12 @@ class RunConfig:
     """Rule preset to train on."""
     seed: int = 1
     """Seeds Python, numpy and torch (and, through them, the deals the trainer plays)."""
-    objective: str = "score"
-    """Return of a deal: "score" (the deal score times reward_scale) or "win" (+1/-1/0 by the
-    sign of the seat's score)."""
+    reward_mode: str = "score"
+    """Return of a deal (`baohuang_env.rewards`, as the envs' `reward_mode`): "score" (the deal
+    score times reward_scale) or "win" (+1/-1/0 by the sign of the seat's score). Formerly
+    `objective`, which still loads."""
     reward_scale: float = 0.125
-    """Multiplies scores with objective "score" (JJ scores span -24..24)."""
+    """Multiplies scores with reward_mode "score" (JJ scores span -24..24)."""
     total_minutes: float = 10.0
     """Wall-clock training budget; training stops at whichever of this and total_frames comes first."""
     total_frames: int = 0
@@ -58,10 +68,14 @@ class RunConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the first knob with an impossible value."""
-        if self.objective not in ("score", "win"):
-            raise ValueError(f"objective must be 'score' or 'win', got {self.objective!r}")
+        check_reward_mode(self.reward_mode)
         if self.total_minutes <= 0 and self.total_frames <= 0:
             raise ValueError("set total_minutes or total_frames to a positive value")
+
+    def build_rules(self) -> Rules:
+        """The rules of this run. A trainer calls this once and passes the result down (to its
+        actors, rollouts, agents and evaluations); nothing else turns `preset` into rules."""
+        return get_rules(self.preset)
 
 
 def _coerce(name: str, value: Any, kind: Any) -> Any:
@@ -137,6 +151,7 @@ def config_from_dict(cls: type[T], data: dict[str, Any], source: str = "config")
     """Build dataclass `cls` from a dict, validating keys and types."""
     hints = typing.get_type_hints(cls)
     fields = {f.name for f in dataclasses.fields(cls)}
+    data = _renamed(data, fields, source)
     unknown = sorted(set(data) - fields)
     if unknown:
         raise ValueError(f"{source}: unknown key(s) {unknown}; allowed keys: {sorted(fields)}")
@@ -146,6 +161,22 @@ def config_from_dict(cls: type[T], data: dict[str, Any], source: str = "config")
     if check is not None:
         check()
     return cfg
+
+
+def _renamed(data: dict[str, Any], fields: set[str], source: str) -> dict[str, Any]:
+    """`data` with renamed keys under their new names (a FutureWarning for each); both names
+    at once is an error."""
+    old = [k for k in data if k in RENAMED_KEYS and RENAMED_KEYS[k] in fields]
+    if not old:
+        return data
+    data = dict(data)
+    for key in old:
+        new = RENAMED_KEYS[key]
+        if new in data:
+            raise ValueError(f"{source}: {key!r} is the old name of {new!r}; give only {new!r}")
+        warnings.warn(f"{source}: config key {key!r} is deprecated; call it {new!r}", FutureWarning, stacklevel=3)
+        data[new] = data.pop(key)
+    return data
 
 
 def parse_overrides(overrides: list[str]) -> dict[str, Any]:

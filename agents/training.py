@@ -1,6 +1,6 @@
-"""Plumbing shared by the trainers (`agents.dmc.trainer`, `agents.ppo.trainer`): run
-directories, seeding, RNG state in checkpoints, the resolved config in TensorBoard, live
-evaluation during training, weights-only exports and the evaluation printed at the end.
+"""Plumbing shared by the trainers (`agents.dmc.trainer`, `agents.ppo.trainer`): seeding, RNG
+state in checkpoints, live evaluation during training, weights-only exports and the evaluation
+printed at the end. The run itself (directory, resume, clock, final save) is `agents.run`.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,7 @@ import torch
 from baohuang_env.rules import Rules
 
 from .checkpoint import load_checkpoint, save_checkpoint
-from .config import config_to_dict, save_config
 
-CHECKPOINT_NAME = "checkpoint.pt"
-MODEL_NAME = "model.pt"  # weights only (no optimizer state): small enough to ship
 #: What a playing-only copy of a checkpoint keeps (every trainer writes these keys).
 MODEL_KEYS = ("compat", "config", "arch", "models", "counters")
 
@@ -32,34 +28,6 @@ def seed_everything(seed: int) -> None:
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
     torch.backends.cudnn.deterministic = True
-
-
-def make_run_dir(cfg: Any) -> Path:
-    """A new `runs_dir/baohuang-<preset>__<exp_name>__<seed>__<time>` folder."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path(cfg.runs_dir) / f"baohuang-{cfg.preset}__{cfg.exp_name}__{cfg.seed}__{stamp}"
-    path.mkdir(parents=True, exist_ok=False)
-    return path
-
-
-def checkpoint_path(resume: str | os.PathLike) -> Path:
-    """`--resume` takes a run directory or a checkpoint file."""
-    path = Path(resume)
-    return path / CHECKPOINT_NAME if path.is_dir() else path
-
-
-def start_run(cfg: Any, run_dir: Path | None) -> tuple[Path, Any]:
-    """Create the run directory (unless resuming into `run_dir`), write the resolved config
-    there, and open the TensorBoard writer with the config under its text tab."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    if run_dir is None:
-        run_dir = make_run_dir(cfg)
-    save_config(cfg, run_dir / "config.yaml")
-    writer = SummaryWriter(str(run_dir))
-    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-        f"|{k}|{v}|" for k, v in config_to_dict(cfg).items()))
-    return run_dir, writer
 
 
 def rng_state() -> dict[str, Any]:

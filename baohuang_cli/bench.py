@@ -29,7 +29,7 @@ import numpy as np
 
 from baohuang_env import Game, action_table, get_rules
 from baohuang_env.rules import PRESETS
-from baohuang_env.encoding import Encoder
+from baohuang_env.observation import observation_layout
 
 
 def _collect_states(rules, games: int, seed: int) -> tuple[list[list[int]], list[int]]:
@@ -191,7 +191,7 @@ def run_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, log=None)
     say("collecting states ...")
     hands, prevs = _collect_states(rules, games=20, seed=seed)
     report: dict[str, Any] = {
-        "preset": preset, "num_actions": table.num_actions, "observation_size": Encoder(rules).size,
+        "preset": preset, "num_actions": table.num_actions, "observation_size": observation_layout(rules).size,
         "table_build_s": build_s,
         "python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
     }

@@ -33,19 +33,19 @@ def add_parser(sub) -> None:
 
 def main(args) -> int:
     from agents.config import load_config
+    from agents.run import MODEL_NAME
+    from agents.training import final_evaluation
     from baohuang_eval import validate_specs
-    from agents.training import MODEL_NAME, final_evaluation
-    from baohuang_env import get_rules
 
     config_cls, train = (_load(path) for path in ALGOS[args.algo])
     cfg = load_config(config_cls, args.config, args.overrides)
-    rules = get_rules(cfg.preset)
+    rules = cfg.build_rules()  # once for the run: training and the final evaluation use these
     if not args.no_eval or cfg.eval_minutes > 0:
         validate_specs(cfg.eval_opponents, rules)  # a typo in the bots fails now, not after training
     opponents = getattr(cfg, "opponent_specs", list)()
     if opponents:
         validate_specs(opponents, rules)
-    run_dir = train(cfg, resume=args.resume)
+    run_dir = train(cfg, resume=args.resume, rules=rules)
     if args.no_eval:
         return 0
     final_evaluation(f"{args.algo}:{run_dir / MODEL_NAME}", cfg, rules, run_dir, workers=args.workers)

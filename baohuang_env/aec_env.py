@@ -60,10 +60,9 @@ from pettingzoo.utils import wrappers
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game
+from .rewards import check_reward_mode, reward
 from .text import render_for_mode
 from .rules import get_rules
-
-REWARD_MODES = ("score", "win")
 
 
 #: Attributes read on every step through the wrappers.
@@ -125,8 +124,7 @@ class raw_env(AECEnv, EzPickle):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             modes = self.metadata["render_modes"]
             raise ValueError(f"render_mode {render_mode!r} is not supported; use None or one of {modes}")
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode {reward_mode!r} is not supported; use one of {list(REWARD_MODES)}")
+        check_reward_mode(reward_mode)
         self.rules = get_rules(preset, **rule_overrides)
         self.render_mode = render_mode
         self.reward_mode = reward_mode
@@ -192,7 +190,7 @@ class raw_env(AECEnv, EzPickle):
         if game.is_over:
             scores = game.result.scores
             for a, s in zip(self.agents, scores, strict=True):
-                self.rewards[a] = s if self.reward_mode == "score" else int(np.sign(s))
+                self.rewards[a] = reward(s, self.reward_mode)
                 self.terminations[a] = True
                 self.infos[a] = {"scores": list(scores), "places": list(game.result.places),
                                  "roles": list(game.result.roles)}

@@ -24,6 +24,7 @@ from .agent import Agent, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
+from .rewards import check_reward_mode, reward
 from .text import render_for_mode, render_table
 from .rules import get_rules
 
@@ -47,8 +48,7 @@ class BaohuangGymEnv(gymnasium.Env):
         **rule_overrides: Any,
     ) -> None:
         self.rules = get_rules(preset, **rule_overrides)
-        if reward_mode not in ("score", "win"):
-            raise ValueError(f"reward_mode {reward_mode!r} is not supported; use 'score' or 'win'")
+        check_reward_mode(reward_mode)
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action {illegal_action!r} is not supported; use one of {ILLEGAL_ACTION_MODES}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -93,8 +93,7 @@ class BaohuangGymEnv(gymnasium.Env):
             game.step(agent.act(self.encoder.encode(game, seat), game.legal_mask()))
 
     def _reward(self) -> float:
-        score = self.game.result.scores[self.learner]
-        return float(score if self.reward_mode == "score" else np.sign(score))
+        return float(reward(self.game.result.scores[self.learner], self.reward_mode))
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)

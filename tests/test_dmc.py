@@ -14,8 +14,9 @@ import pytest
 import torch
 
 from agents import make_agent
+from agents.action_features import ActionFeatures
 from agents.config import load_config, parse_overrides
-from agents.dmc import ROLES, ActionFeatures, DMCAgent
+from agents.dmc import ROLES, DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import CHECKPOINT_NAME, train
 from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, action_table, get_rules
@@ -56,7 +57,10 @@ def test_config_errors_name_the_key(tmp_path):
         load_config(DMCConfig, None, ["learning_rat=0.1"])
     with pytest.raises(ValueError, match=r"actors.*integer"):
         load_config(DMCConfig, None, ["actors=two"])
-    with pytest.raises(ValueError, match="objective"):
+    with pytest.raises(ValueError, match=r"reward_mode 'money'.*score.*win"):
+        load_config(DMCConfig, None, ["reward_mode=money"])
+    with pytest.warns(FutureWarning, match="'objective' is deprecated"), \
+            pytest.raises(ValueError, match=r"reward_mode 'money'"):
         load_config(DMCConfig, None, ["objective=money"])
     with pytest.raises(ValueError, match="networks must be one of 'per_role', 'shared'"):
         load_config(DMCConfig, None, ["networks=everyone"])

@@ -112,10 +112,10 @@ def test_batched_legal_actions_match_the_engine(preset):
     net = ActorCritic(**architecture(cfg, rules))
     pool = OpponentPool(1)
     pool.add(net, 0)
-    rollouts = Rollouts(cfg, net, pool, seed=1)
+    rollouts = Rollouts(cfg, rules, net, pool, seed=1)
     play_phase = 0
     for _ in range(60):
-        legal = rollouts._legal_actions()
+        legal = rollouts.legal_actions()
         for slot, ids in zip(rollouts.slots, legal, strict=True):
             assert np.array_equal(ids, slot.game.legal_actions())
             play_phase += slot.game.phase == "play"
@@ -130,7 +130,7 @@ def test_update_raises_the_probability_of_advantaged_actions():
     net = ActorCritic(**architecture(cfg, RULES))
     pool = OpponentPool(1)
     pool.add(net, 0)
-    rollouts = Rollouts(cfg, net, pool, seed=0)
+    rollouts = Rollouts(cfg, RULES, net, pool, seed=0)
     batch = rollouts.collect(256)
     assert len(batch) >= 256 and batch.counts.min() >= 2  # forced decisions are not stored
     # choosing the first legal action was better than expected, anything else worse

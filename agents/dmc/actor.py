@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import os
 import queue
-import random
 
 import numpy as np
 import torch
 
-from baohuang_env import Game, get_rules
+from baohuang_env import Game
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
+from baohuang_env.rewards import reward
+from baohuang_env.rules import Rules
+from baohuang_env.seeds import TRAIN_SEED_START
 
+from ..networks import ActionScorer
+from ..training import seed_everything
 from .agent import DMCAgent
 from .config import DMCConfig
-from .model import QNetwork, network_names
-
-#: Training deals draw seeds from here up, so they never meet an evaluation deal set
-#: (evaluation seed ranges stay below 2**32).
-TRAIN_SEED_BASE = 2**32
+from .model import network_names
 
 
 def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, torch.Tensor]:
@@ -42,13 +42,13 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
 class Collector:
     """Plays self-play games and turns them into filled buffer slots."""
 
-    def __init__(self, cfg: DMCConfig, nets: list[QNetwork], buffers: dict[str, torch.Tensor],
+    def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
                  should_stop=lambda: False) -> None:
         self.cfg = cfg
         self.blocking = blocking
         self.should_stop = should_stop
-        self.rules = get_rules(cfg.preset)
+        self.rules = rules
         self.encoder = Encoder(self.rules)
         self.agent = DMCAgent(self.rules, nets, epsilon=cfg.epsilon, seed=seed)
         self.features = self.agent.features
@@ -58,7 +58,7 @@ class Collector:
 
     def play_game(self) -> None:
         """One self-play game; its decisions go to staging, full slots to the learner."""
-        game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_BASE, 2**63 - 1)))
+        game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
         enc, agent = self.encoder, self.agent
         rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]  # (network, obs, action)
         steps = 0
@@ -76,8 +76,7 @@ class Collector:
             steps += 1
         scores = game.result.scores
         for seat in range(NUM_SEATS):
-            ret = (scores[seat] * self.cfg.reward_scale if self.cfg.objective == "score"
-                   else float(np.sign(scores[seat])))
+            ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
             for net, obs, action in rows[seat]:
                 self.staging[net].append((obs, action, ret))
         with self.frames.get_lock():
@@ -107,23 +106,21 @@ class Collector:
         return True
 
 
-def actor_process(cfg: DMCConfig, nets: list[QNetwork], buffers, free_queues, full_queue, frames,
-                  stop, seed: int) -> None:
+def actor_process(cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers, free_queues, full_queue,
+                  frames, stop, seed: int) -> None:
     """Entry point of an actor process: play until `stop` is set."""
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)
     torch.set_num_threads(1)
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
+    seed_everything(seed)
     learner = os.getppid()
 
     def should_stop() -> bool:
         return stop.is_set() or os.getppid() != learner  # reparented: the learner is gone
 
-    collector = Collector(cfg, nets, buffers, free_queues, full_queue, frames, seed, should_stop=should_stop)
+    collector = Collector(cfg, rules, nets, buffers, free_queues, full_queue, frames, seed, should_stop=should_stop)
     try:
         while not should_stop():
             collector.play_game()

@@ -7,9 +7,10 @@ import numpy as np
 from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 
+from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
 from ..checkpoint import compatibility, load_checkpoint
-from .features import ACTION_FEATURE_VERSION, ActionFeatures
-from .model import NumpyQ, QNetwork, network_names, role_index
+from ..networks import ActionScorer, NumpyScorer
+from .model import network_names, role_index
 
 
 def dmc_compatibility(rules: Rules) -> dict:
@@ -22,12 +23,12 @@ class DMCAgent:
 
     uses_observation = True
 
-    def __init__(self, rules: Rules, nets: list[QNetwork], epsilon: float = 0.0, seed: int | None = None) -> None:
+    def __init__(self, rules: Rules, nets: list[ActionScorer], epsilon: float = 0.0, seed: int | None = None) -> None:
         self.rules = rules
         self.features = ActionFeatures(rules).table
         self._role_slice = observation_layout(rules)["my_role"].span
         self.nets = nets
-        self._numpy = [NumpyQ(net) for net in nets]
+        self._numpy = [NumpyScorer(net) for net in nets]
         self.epsilon = epsilon
         self.rng = np.random.default_rng(seed)
 
@@ -47,7 +48,7 @@ class DMCAgent:
         arch = ckpt["arch"]
         nets = []
         for name in network_names(arch.get("networks", "per_role")):  # older checkpoints: per role
-            net = QNetwork(arch["obs_size"], arch["action_size"], arch["hidden"], arch["head"])
+            net = ActionScorer(arch["obs_size"], arch["action_size"], arch["hidden"], arch["head"])
             net.load_state_dict(ckpt["models"][name])
             net.eval()
             nets.append(net)
@@ -66,5 +67,5 @@ class DMCAgent:
             return int(legal[0])
         if self.epsilon and self.rng.random() < self.epsilon:
             return int(legal[self.rng.integers(legal.size)])
-        q = self._numpy[self.network_of(observation)].q_values(observation, self.features[legal])
+        q = self._numpy[self.network_of(observation)].scores(observation, self.features[legal])
         return int(legal[int(np.argmax(q))])

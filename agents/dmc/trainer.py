@@ -1,9 +1,9 @@
 """`baohuang train dmc`: the DMC learner loop, top to bottom.
 
-    config -> run dir -> seeding -> networks (shared memory) + optimizers -> [resume]
-    -> shared buffers + actor processes -> loop { take full slots; when a network has a
-    batch: regress Q on Monte-Carlo returns; log; checkpoint; evaluate } -> final
-    checkpoint -> evaluation table against the scripted bots.
+    config -> rules -> run (new, or resumed from a checkpoint) -> networks (shared memory)
+    + optimizers -> shared buffers + actor processes -> loop { take full slots; when a
+    network has a batch: regress Q on Monte-Carlo returns; log; checkpoint; evaluate }
+    -> final checkpoint + model.pt. (`baohuang train` then prints the evaluation table.)
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import multiprocessing as mp
 import os
 import queue
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,41 +19,29 @@ from typing import Any
 import numpy as np
 import torch
 
-from baohuang_env import get_rules
-from baohuang_env.encoding import Encoder
+from baohuang_env.observation import observation_layout
+from baohuang_env.rules import Rules
 
-from ..checkpoint import load_checkpoint, save_checkpoint
-from ..config import config_from_dict, config_to_dict
-from ..training import (
-    CHECKPOINT_NAME,
-    MODEL_NAME,
-    checkpoint_path,
-    export_model,
-    evaluate_live,
-    log_eval,
-    rng_state,
-    seed_everything,
-    set_rng_state,
-    start_run,
-)
+from ..action_features import ActionFeatures
+from ..checkpoint import load_checkpoint
+from ..config import config_to_dict
+from ..networks import ActionScorer
+from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, RunClock, open_run
+from ..training import log_eval, rng_state, set_rng_state
 from .actor import Collector, actor_process, make_buffers
 from .agent import DMCAgent, dmc_compatibility
 from .config import DMCConfig
-from .features import ActionFeatures
-from .model import QNetwork, network_names
+from .model import network_names
 
-__all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "Counters", "evaluate_live", "export_model", "train"]
+__all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "DMCCounters", "train"]
 
 
 @dataclass
-class Counters:
-    frames: int = 0  # environment steps played by the actors (every decision, forced or not)
-    updates: int = 0
+class DMCCounters(Counters):
     rows: int = 0  # rows regressed on
-    elapsed_s: float = 0.0  # training time over all resumes
 
 
-def checkpoint_payload(cfg: DMCConfig, rules, nets, optimizers, counters: Counters, obs_size: int,
+def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters: DMCCounters, obs_size: int,
                        action_size: int) -> dict[str, Any]:
     names = network_names(cfg.networks)
     return {
@@ -69,40 +56,40 @@ def checkpoint_payload(cfg: DMCConfig, rules, nets, optimizers, counters: Counte
     }
 
 
-def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
-    """Train, checkpointing into the run directory; returns it."""
-    rules = get_rules(cfg.preset)
-    obs_size = Encoder(rules).size
-    action_size = ActionFeatures(rules).size
-    counters = Counters()
-    ckpt = run_dir = None
-    if resume is not None:
-        ckpt_path = checkpoint_path(resume)
-        ckpt = load_checkpoint(ckpt_path, expect=dmc_compatibility(rules))
-        saved = config_from_dict(DMCConfig, ckpt["config"], source=str(ckpt_path))
-        if (saved.hidden, saved.head) != (cfg.hidden, cfg.head):
-            raise ValueError(f"cannot resume {ckpt_path}: network sizes differ from the config "
-                             f"(hidden/head {saved.hidden}/{saved.head} vs {cfg.hidden}/{cfg.head})")
-        if saved.networks != cfg.networks:
-            raise ValueError(f"cannot resume {ckpt_path}: it has networks {saved.networks!r}, "
-                             f"the config asks for {cfg.networks!r}")
-        run_dir = ckpt_path.parent
-        counters = Counters(**ckpt["counters"])
-    run_dir, writer = start_run(cfg, run_dir)
+def check_resume(saved: DMCConfig, cfg: DMCConfig, path: Path) -> None:
+    """Refuse to resume a checkpoint whose networks differ from the config's."""
+    if (saved.hidden, saved.head) != (cfg.hidden, cfg.head):
+        raise ValueError(f"cannot resume {path}: network sizes differ from the config "
+                         f"(hidden/head {saved.hidden}/{saved.head} vs {cfg.hidden}/{cfg.head})")
+    if saved.networks != cfg.networks:
+        raise ValueError(f"cannot resume {path}: it has networks {saved.networks!r}, "
+                         f"the config asks for {cfg.networks!r}")
 
-    seed_everything(cfg.seed + counters.updates)
+
+def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rules | None = None) -> Path:
+    """Train, checkpointing into the run directory; returns it. `rules`: the run's rules when
+    the caller has built them already (`cfg.build_rules()`)."""
+    rules = cfg.build_rules() if rules is None else rules
+    obs_size = observation_layout(rules).size
+    action_size = ActionFeatures(rules).size
+    run = open_run(cfg, resume, load=lambda path: load_checkpoint(path, expect=dmc_compatibility(rules)),
+                   counters=DMCCounters(), check=lambda ckpt, saved, path: check_resume(saved, cfg, path), log=log)
+    counters = run.counters
+
     torch.set_num_threads(1)
     names = network_names(cfg.networks)
-    nets = [QNetwork(obs_size, action_size, cfg.hidden, cfg.head) for _ in names]
+    nets = [ActionScorer(obs_size, action_size, cfg.hidden, cfg.head) for _ in names]
     optimizers = [torch.optim.Adam(net.parameters(), lr=cfg.learning_rate) for net in nets]
-    if ckpt is not None:
+    if run.checkpoint is not None:
         for name, net, opt in zip(names, nets, optimizers, strict=True):
-            net.load_state_dict(ckpt["models"][name])
-            opt.load_state_dict(ckpt["optimizers"][name])
-        set_rng_state(ckpt["rng"])
-        print(f"resumed {run_dir} at {counters.frames} frames, {counters.updates} updates", file=log)
+            net.load_state_dict(run.checkpoint["models"][name])
+            opt.load_state_dict(run.checkpoint["optimizers"][name])
+        set_rng_state(run.checkpoint["rng"])
     for net in nets:
         net.share_memory()
+
+    def payload() -> dict[str, Any]:
+        return checkpoint_payload(cfg, rules, nets, optimizers, counters, obs_size, action_size)
 
     # --- buffers and actors -------------------------------------------------------------
     ctx = mp.get_context("spawn")
@@ -120,27 +107,21 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
     procs = []
     collector = None
     if inline:
-        collector = Collector(cfg, nets, buffers, free_queues, full_queue, frames, actor_seed, blocking=False)
+        collector = Collector(cfg, rules, nets, buffers, free_queues, full_queue, frames, actor_seed,
+                              blocking=False)
     else:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         for i in range(cfg.actors):
-            p = ctx.Process(target=actor_process, daemon=True,
-                            args=(cfg, nets, buffers, free_queues, full_queue, frames, stop, actor_seed + i))
+            p = ctx.Process(target=actor_process, daemon=True, args=(
+                cfg, rules, nets, buffers, free_queues, full_queue, frames, stop, actor_seed + i))
             p.start()
             procs.append(p)
 
     # --- the learner loop ---------------------------------------------------------------
     pending: list[list[int]] = [[] for _ in names]
-    budget_s = cfg.total_minutes * 60 if cfg.total_minutes > 0 else float("inf")
-    start = time.time() - counters.elapsed_s
-    last_log = last_ckpt = last_eval = time.time()
-    frames_at_log, log_t = counters.frames, time.time()
+    clock = RunClock(cfg, counters, frames=lambda: frames.value)
     recent_loss = {r: [] for r in names}
     recent_return = {r: [] for r in names}
-
-    def out_of_budget() -> bool:
-        over_frames = cfg.total_frames > 0 and frames.value >= cfg.total_frames
-        return over_frames or time.time() - start >= budget_s
 
     def learn(net: int) -> None:
         """One regression step of network `net` on a batch of its full slots."""
@@ -162,7 +143,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
         recent_return[names[net]].append(target.mean().item())
 
     try:
-        while not out_of_budget():
+        while not clock.done():
             items = []
             if inline:  # play one game here, then learn from every slot it filled
                 collector.play_game()
@@ -180,48 +161,32 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr) -> Path:
                 if len(pending[net]) >= cfg.batch_slots:
                     learn(net)
 
-            now = time.time()
-            counters.frames, counters.elapsed_s = frames.value, now - start
-            if now - last_log >= cfg.log_seconds:
-                fps = (counters.frames - frames_at_log) / (now - log_t)
-                frames_at_log, log_t, last_log = counters.frames, now, now
-                writer.add_scalar("charts/SPS", fps, counters.frames)
-                writer.add_scalar("charts/updates", counters.updates, counters.frames)
+            clock.tick()
+            if clock.due("log"):
+                fps, step = clock.frame_rate(), counters.frames
+                run.writer.add_scalar("charts/SPS", fps, step)
+                run.writer.add_scalar("charts/updates", counters.updates, step)
                 for r in names:
                     if recent_loss[r]:
-                        writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), counters.frames)
-                        writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])),
-                                          counters.frames)
+                        run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
+                        run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
                 losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
                 for r in names:
                     recent_loss[r].clear()
                     recent_return[r].clear()
-                remaining = max(budget_s - counters.elapsed_s, 0)
-                print(f"[dmc] {counters.elapsed_s / 60:5.1f} min  frames {counters.frames:,}  {fps:,.0f} frames/s  "
-                      f"updates {counters.updates}  loss {losses}  ~{remaining / 60:.1f} min left",
-                      file=log, flush=True)
-            if now - last_ckpt >= cfg.checkpoint_minutes * 60:
-                last_ckpt = now
-                save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(
-                    cfg, rules, nets, optimizers, counters, obs_size, action_size))
-            if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
-                _log_eval(writer, nets, cfg, rules, counters.frames, cfg.eval_deals, log)
-                last_eval = time.time()
+                print(clock.progress("dmc", fps, f"loss {losses}"), file=log, flush=True)
+            if clock.due("checkpoint"):
+                run.save(payload())
+            if clock.due("eval"):
+                log_eval(run.writer, DMCAgent(rules, nets), cfg, rules, counters.frames, cfg.eval_deals, log,
+                         tag="dmc")
+                clock.restart("eval")
     finally:
         stop.set()
         for p in procs:
             p.join(timeout=2)
             if p.is_alive():
                 p.terminate()
-    counters.frames, counters.elapsed_s = frames.value, time.time() - start
-    save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(
-        cfg, rules, nets, optimizers, counters, obs_size, action_size))
-    export_model(run_dir / CHECKPOINT_NAME, run_dir / MODEL_NAME)
-    print(f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
-          f"{counters.elapsed_s / 60:.1f} min; checkpoint {run_dir / CHECKPOINT_NAME}", file=log, flush=True)
-    writer.close()
-    return run_dir
-
-
-def _log_eval(writer, nets, cfg: DMCConfig, rules, step: int, deals: int, log) -> dict[str, Any]:
-    return log_eval(writer, DMCAgent(rules, nets), cfg, rules, step, deals, log, tag="dmc")
+    clock.tick()
+    return run.finish(payload(), f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
+                      f"{counters.elapsed_s / 60:.1f} min", log)

@@ -7,8 +7,8 @@ import numpy as np
 from baohuang_env.rules import Rules
 
 from ..checkpoint import compatibility, load_checkpoint
-from ..dmc.features import ACTION_FEATURE_VERSION, ActionFeatures
-from ..dmc.model import NumpyQ
+from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
+from ..networks import NumpyScorer
 from .model import ActorCritic
 
 #: Bump when the network's layout or meaning changes; checkpoints record it.
@@ -42,7 +42,7 @@ class PPOAgent:
         self.rules = rules
         self.features = ActionFeatures(rules).table
         self.net = net
-        self._policy = NumpyQ(net.policy)
+        self._policy = NumpyScorer(net.policy)
         self.sample = sample
         self.rng = np.random.default_rng(seed)
 
@@ -64,7 +64,7 @@ class PPOAgent:
 
     def logits(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The policy's logits of the legal action ids `legal` in this observation."""
-        return self._policy.q_values(np.asarray(observation, dtype=np.float32), self.features[legal])
+        return self._policy.scores(np.asarray(observation, dtype=np.float32), self.features[legal])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]

@@ -17,7 +17,7 @@ class PPOConfig(RunConfig):
 
     exp_name: str = "ppo"
     """Name of the experiment, part of the run directory name."""
-    objective: str = "win"
+    reward_mode: str = "win"
     """Reward at the end of a deal: "win" (+1/-1/0 by the seat's score sign) or "score" (the
     deal score times reward_scale)."""
     total_frames: int = 0

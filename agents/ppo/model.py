@@ -1,8 +1,8 @@
 """The actor-critic, the masked categorical policy and GAE.
 
 Policy: a logit per legal action, from the seat's observation and the action's features
-(`agents.dmc.features.ActionFeatures`): logit(s, a) = head(relu(state(s) + W_a f(a) + b)),
-the DMC scorer's shape (`agents.dmc.model.QNetwork`), so the state layers run once per
+(`agents.action_features.ActionFeatures`): logit(s, a) = head(relu(state(s) + W_a f(a) + b)),
+the scorer DMC learns as Q (`agents.networks.ActionScorer`), so the state layers run once per
 decision and only a small head per legal action. The role is part of the observation, so one
 network serves every seat and role. Value: a separate MLP of the observation.
 
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..dmc.model import QNetwork
+from ..networks import ActionScorer
 
 #: Logit given to masked (illegal or padding) entries: exp(-1e8 - max) is exactly 0 in float32.
 MASKED_LOGIT = -1e8
@@ -72,7 +72,7 @@ class ActorCritic(nn.Module):
     def __init__(self, obs_size: int, action_size: int, hidden: int = 256, head: int = 128,
                  value_hidden: int = 256) -> None:
         super().__init__()
-        self.policy = QNetwork(obs_size, action_size, hidden, head)
+        self.policy = ActionScorer(obs_size, action_size, hidden, head)
         self.value = nn.Sequential(nn.Linear(obs_size, value_hidden), nn.ReLU(),
                                    nn.Linear(value_hidden, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
         # a near-uniform first policy over the legal actions (CleanRL's 0.01 output scale)
@@ -83,9 +83,7 @@ class ActorCritic(nn.Module):
     def action_logits(self, obs: torch.Tensor, counts: torch.Tensor, action_features: torch.Tensor) -> torch.Tensor:
         """Logits of the legal actions of every row of `obs` (B, O): `counts` (B,) legal actions
         per row, `action_features` (sum(counts), A) their feature rows, row after row."""
-        p = self.policy
-        seg = torch.repeat_interleave(torch.arange(obs.shape[0]), counts)
-        return p.head(p.state(obs)[seg] + p.action(action_features)).squeeze(-1)
+        return self.policy.score_segments(obs, counts, action_features)
 
     def distribution(self, obs: torch.Tensor, counts: torch.Tensor, action_features: torch.Tensor) -> MaskedCategorical:
         """The policy over each row's legal actions; index j of row b is its j-th legal action."""

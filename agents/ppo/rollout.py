@@ -1,13 +1,14 @@
 """Rollouts: many games at once, one batched forward pass per step, an opponent pool.
 
-`Rollouts` keeps `num_games` games running. Each step it computes the legal actions of every
-game's current seat (play-phase masks in one `ActionTable.legal_masks_batch` call, role-phase
-masks from `game.legal_mask()`), steps forced decisions (one legal action) directly, and
+`Rollouts` keeps `num_games` games running. Each step it asks the engine's batch entry point
+(`baohuang_env.batch.legal_actions`) for the legal actions of every game's current seat,
+steps forced decisions (one legal action) directly, and
 decides all the others with one forward pass per network: the learner's, each pool
 snapshot's that is playing, and the scripted bots one by one. A finished game is replaced.
 
 Each seat's learner decisions form its own trajectory; its only reward is the deal's result
-for that seat, at its last decision. Advantages are GAE over the trajectory.
+for that seat, at its last decision (`baohuang_env.rewards.reward`). Advantages are GAE over
+the trajectory.
 
 Opponents (`PPOConfig.opponent_mix`): a game is either self-play (the learner at all five
 seats) or against one opponent (a pool snapshot or an agent spec): the learner plays the
@@ -27,14 +28,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from baohuang_env import Game, get_rules
+from baohuang_env import Game
+from baohuang_env.agent import make_agent
+from baohuang_env.batch import legal_actions
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
+from baohuang_env.rewards import reward
+from baohuang_env.rules import Rules
 from baohuang_env.seeds import TRAIN_SEED_START
 
-from baohuang_env.agent import make_agent
-from ..dmc.features import ActionFeatures
+from ..action_features import ActionFeatures
 from .config import SELF, SNAPSHOTS, PPOConfig
 from .model import ActorCritic, gae
 
@@ -115,14 +119,15 @@ class _Slot:
 
 
 class Rollouts:
-    """Plays `cfg.num_games` games at once and returns batches of finished learner decisions."""
+    """Plays `cfg.num_games` games of `rules` at once and returns batches of finished learner
+    decisions."""
 
-    def __init__(self, cfg: PPOConfig, net: ActorCritic, pool: OpponentPool, seed: int) -> None:
+    def __init__(self, cfg: PPOConfig, rules: Rules, net: ActorCritic, pool: OpponentPool, seed: int) -> None:
         self.cfg = cfg
-        self.rules = get_rules(cfg.preset)
+        self.rules = rules
         self.encoder = Encoder(self.rules)
         self.table = self.encoder.table
-        self._batch_masks = self.rules.catch_wind != "apply"
+        self._masks = np.empty((cfg.num_games, self.table.num_actions), dtype=np.int8)  # legal_actions' buffer
         self.features = torch.from_numpy(ActionFeatures(self.rules).table.copy())
         self.net, self.pool = net, pool
         self.rng = np.random.default_rng(seed)
@@ -175,10 +180,8 @@ class Rollouts:
             steps = slot.steps[seat]
             if not steps:
                 continue
-            score = res.scores[seat]
-            reward = float(np.sign(score)) if self.cfg.objective == "win" else score * self.cfg.reward_scale
             rewards = np.zeros(len(steps), dtype=np.float32)
-            rewards[-1] = reward
+            rewards[-1] = reward(res.scores[seat], self.cfg.reward_mode, self.cfg.reward_scale)
             values = np.array([s[4] for s in steps], dtype=np.float32)
             adv, ret = gae(rewards, values, self.cfg.gamma, self.cfg.gae_lambda)
             for k, (obs, ids, choice, logp, value) in enumerate(steps):
@@ -208,28 +211,13 @@ class Rollouts:
             ret=np.array([r[6] for r in rows], dtype=np.float32),
         )
 
-    def _legal_actions(self) -> list[np.ndarray]:
-        """Legal action ids of every game's current seat; play-phase games in one batch."""
-        games = [s.game for s in self.slots]
-        # the engine adds a decision to some play-phase masks (qingdao's APPLY_WIND): ask it there
-        play = [i for i, g in enumerate(games) if g.phase == PLAY] if self._batch_masks else []
-        legal: list[np.ndarray] = [None] * len(games)  # type: ignore[list-item]
-        if play:
-            hands = np.array([games[i].hands[games[i].current_player] for i in play], dtype=np.int8)
-            prevs = np.array([games[i].top for i in play], dtype=np.int64)
-            masks = self.table.legal_masks_batch(hands, prevs, self.rules)
-            rows, cols = np.nonzero(masks)
-            for i, ids in zip(play, np.split(cols, np.cumsum(np.bincount(rows, minlength=len(play)))[:-1]),
-                              strict=True):
-                legal[i] = ids
-        for i, g in enumerate(games):
-            if legal[i] is None:
-                legal[i] = g.legal_actions()
-        return legal
+    def legal_actions(self) -> list[np.ndarray]:
+        """Legal action ids of every game's current seat, from the engine's batch entry point."""
+        return legal_actions([s.game for s in self.slots], out=self._masks)
 
     def step(self) -> None:
         """One decision in every game: forced ones directly, the rest batched per network."""
-        legal = self._legal_actions()
+        legal = self.legal_actions()
         learner: list[int] = []
         by_net: dict[int, tuple[ActorCritic, list[int]]] = {}
         actions: dict[int, int] = {}

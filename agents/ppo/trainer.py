@@ -1,7 +1,7 @@
 """`baohuang train ppo`: PPO self-play with an opponent pool, top to bottom.
 
-    config -> run dir -> seeding -> actor-critic + Adam + opponent pool -> [resume]
-    -> loop { learning rate from the schedule; collect a rollout of learner decisions from
+    config -> rules -> run (new, or resumed from a checkpoint) -> actor-critic + Adam +
+    opponent pool -> loop { learning rate from the schedule; collect a rollout of learner decisions from
     num_games games at once; PPO epochs over it; snapshot into the pool on schedule or when
     the learner beats the pool; log; checkpoint; evaluate } -> final checkpoint + model.pt.
 """
@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,43 +17,30 @@ from typing import Any
 import numpy as np
 import torch
 
-from baohuang_env import get_rules
-from baohuang_env.encoding import Encoder
+from baohuang_env.observation import observation_layout
+from baohuang_env.rules import Rules
 from baohuang_eval import validate_specs
 
-from ..checkpoint import save_checkpoint
-from ..config import config_from_dict, config_to_dict
-from ..dmc.features import ActionFeatures
-from ..training import (
-    CHECKPOINT_NAME,
-    MODEL_NAME,
-    checkpoint_path,
-    export_model,
-    log_eval,
-    rng_state,
-    seed_everything,
-    set_rng_state,
-    start_run,
-)
+from ..action_features import ActionFeatures
+from ..config import config_to_dict
+from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, RunClock, open_run
+from ..training import log_eval, rng_state, set_rng_state
 from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
 from .config import SELF, SNAPSHOTS, PPOConfig
 from .model import ActorCritic
 from .rollout import Batch, OpponentPool, Rollouts
 
-__all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "Counters", "ppo_update", "train"]
+__all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "PPOCounters", "ppo_update", "train"]
 
 
 @dataclass
-class Counters:
-    frames: int = 0  # engine steps in all training games (every decision, forced or not)
+class PPOCounters(Counters):
     decisions: int = 0  # learner decisions trained on
-    updates: int = 0
     games: int = 0
-    elapsed_s: float = 0.0  # training time over all resumes
 
 
-def architecture(cfg: PPOConfig, rules) -> dict[str, int]:
-    return {"obs_size": Encoder(rules).size, "action_size": ActionFeatures(rules).size,
+def architecture(cfg: PPOConfig, rules: Rules) -> dict[str, int]:
+    return {"obs_size": observation_layout(rules).size, "action_size": ActionFeatures(rules).size,
             "hidden": cfg.hidden, "head": cfg.head, "value_hidden": cfg.value_hidden}
 
 
@@ -108,7 +94,7 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
     return out
 
 
-def learning_rate(cfg: PPOConfig, counters: Counters) -> float:
+def learning_rate(cfg: PPOConfig, counters: PPOCounters) -> float:
     """The schedule: constant, or linear from learning_rate to lr_final_fraction of it over the
     budget (frames when total_frames is set, so that runs reproduce; otherwise time)."""
     if cfg.lr_schedule == "constant":
@@ -121,8 +107,8 @@ def learning_rate(cfg: PPOConfig, counters: Counters) -> float:
     return cfg.learning_rate * (1.0 - done * (1.0 - cfg.lr_final_fraction))
 
 
-def checkpoint_payload(cfg: PPOConfig, rules, net: ActorCritic, optimizer, pool: OpponentPool,
-                       rollouts: Rollouts, counters: Counters) -> dict[str, Any]:
+def checkpoint_payload(cfg: PPOConfig, rules: Rules, net: ActorCritic, optimizer, pool: OpponentPool,
+                       rollouts: Rollouts, counters: PPOCounters) -> dict[str, Any]:
     return {
         "compat": ppo_compatibility(rules),
         "config": config_to_dict(cfg),
@@ -135,58 +121,51 @@ def checkpoint_payload(cfg: PPOConfig, rules, net: ActorCritic, optimizer, pool:
     }
 
 
-def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr) -> Path:
-    """Train, checkpointing into the run directory; returns it."""
-    rules = get_rules(cfg.preset)
+def check_resume(ckpt: dict[str, Any], saved: PPOConfig, cfg: PPOConfig, arch: dict[str, int], path: Path) -> None:
+    """Refuse to resume a checkpoint whose networks differ from the config's."""
+    if ckpt["arch"] != arch:
+        raise ValueError(f"cannot resume {path}: network sizes differ from the config "
+                         f"(hidden/head/value_hidden {saved.hidden}/{saved.head}/{saved.value_hidden} vs "
+                         f"{cfg.hidden}/{cfg.head}/{cfg.value_hidden})")
+
+
+def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rules | None = None) -> Path:
+    """Train, checkpointing into the run directory; returns it. `rules`: the run's rules when
+    the caller has built them already (`cfg.build_rules()`)."""
+    rules = cfg.build_rules() if rules is None else rules
     validate_specs(cfg.opponent_specs(), rules)  # a typo in opponent_mix fails now
     arch = architecture(cfg, rules)
-    counters = Counters()
-    ckpt = run_dir = None
-    if resume is not None:
-        ckpt_path = checkpoint_path(resume)
-        ckpt = load_ppo_checkpoint(str(ckpt_path), rules)
-        saved = config_from_dict(PPOConfig, ckpt["config"], source=str(ckpt_path))
-        if ckpt["arch"] != arch:
-            raise ValueError(f"cannot resume {ckpt_path}: network sizes differ from the config "
-                             f"(hidden/head/value_hidden {saved.hidden}/{saved.head}/{saved.value_hidden} vs "
-                             f"{cfg.hidden}/{cfg.head}/{cfg.value_hidden})")
-        run_dir = ckpt_path.parent
-        counters = Counters(**ckpt["counters"])
-    run_dir, writer = start_run(cfg, run_dir)
+    run = open_run(cfg, resume, load=lambda path: load_ppo_checkpoint(str(path), rules), counters=PPOCounters(),
+                   check=lambda ckpt, saved, path: check_resume(ckpt, saved, cfg, arch, path), log=log)
+    counters, writer = run.counters, run.writer
 
-    seed_everything(cfg.seed + counters.updates)
     torch.set_num_threads(cfg.torch_threads)
     net = ActorCritic(**arch)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     pool = OpponentPool(cfg.pool_size)
-    if ckpt is None:
+    if run.checkpoint is None:
         pool.add(net, 0)  # the initial policy: the pool is never empty
     else:
-        net.load_state_dict(ckpt["models"]["actor_critic"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        pool.load(ckpt["pool"], net)
-        set_rng_state(ckpt["rng"])
-    rollouts = Rollouts(cfg, net, pool, seed=cfg.seed * 1000 + counters.updates)
-    if ckpt is not None:
-        rollouts.set_rng_state(ckpt["rng"]["rollouts"])  # games in flight at the checkpoint start anew
-        print(f"resumed {run_dir} at {counters.frames} frames, {counters.updates} updates", file=log)
+        net.load_state_dict(run.checkpoint["models"]["actor_critic"])
+        optimizer.load_state_dict(run.checkpoint["optimizer"])
+        pool.load(run.checkpoint["pool"], net)
+        set_rng_state(run.checkpoint["rng"])
+    rollouts = Rollouts(cfg, rules, net, pool, seed=cfg.seed * 1000 + counters.updates)
+    if run.checkpoint is not None:
+        rollouts.set_rng_state(run.checkpoint["rng"]["rollouts"])  # games in flight at the checkpoint start anew
     features = rollouts.features
     agent = PPOAgent(rules, net)  # the live policy, for evaluations during training
 
-    budget_s = cfg.total_minutes * 60 if cfg.total_minutes > 0 else float("inf")
-    start = time.time() - counters.elapsed_s
-    last_log = last_ckpt = last_eval = time.time()
-    frames_at_log, log_t = counters.frames, time.time()
-    frames_at_update, update_t = counters.frames, time.time()
+    def payload() -> dict[str, Any]:
+        return checkpoint_payload(cfg, rules, net, optimizer, pool, rollouts, counters)
+
     frames_base = counters.frames - rollouts.frames
+    clock = RunClock(cfg, counters, frames=lambda: frames_base + rollouts.frames)
+    update_rate = FrameRate(counters.frames, clock.now)
     recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=500))  # training-game results
     vs_snapshots: deque[float] = deque(maxlen=cfg.snapshot_window)
 
-    def out_of_budget() -> bool:
-        over_frames = cfg.total_frames > 0 and counters.frames >= cfg.total_frames
-        return over_frames or time.time() - start >= budget_s
-
-    while not out_of_budget():
+    while not clock.done():
         lr = learning_rate(cfg, counters)
         for group in optimizer.param_groups:
             group["lr"] = lr
@@ -196,7 +175,6 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr) -> Path:
         losses = ppo_update(net, optimizer, batch, cfg, features)
         counters.updates += 1
         counters.decisions += len(batch)
-        counters.frames = frames_base + rollouts.frames
         for game in rollouts.finished:
             counters.games += 1
             if game["mode"] != SELF:
@@ -207,6 +185,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr) -> Path:
             for role, score in game["returns"]:
                 recent[f"episodic_return_{role}"].append(score)
         rollouts.finished.clear()
+        clock.tick()
 
         # --- the opponent pool ----------------------------------------------------------
         beaten = (cfg.snapshot_win_rate > 0 and len(vs_snapshots) == vs_snapshots.maxlen
@@ -217,42 +196,27 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr) -> Path:
             writer.add_scalar("charts/snapshot_added", counters.updates, counters.frames)
 
         # --- logging (TensorBoard every update, a progress line every log_seconds) -------
-        now = time.time()
-        counters.elapsed_s = now - start
         step = counters.frames
-        sps = (counters.frames - frames_at_update) / max(now - update_t, 1e-9)
-        frames_at_update, update_t = counters.frames, now
         for name, value in losses.items():
             writer.add_scalar(f"losses/{name}", value, step)
-        writer.add_scalar("charts/SPS", sps, step)
+        writer.add_scalar("charts/SPS", update_rate(counters.frames, clock.now), step)
         writer.add_scalar("charts/learning_rate", lr, step)
         writer.add_scalar("charts/updates", counters.updates, step)
         writer.add_scalar("charts/pool_size", len(pool), step)
         for name, values in recent.items():
             writer.add_scalar(f"charts/{name}", float(np.mean(values)), step)
-        if now - last_log >= cfg.log_seconds:
-            fps = (counters.frames - frames_at_log) / (now - log_t)
-            frames_at_log, log_t, last_log = counters.frames, now, now
+        if clock.due("log"):
             rates = " ".join(f"{k[11:]}={np.mean(v):.2f}" for k, v in sorted(recent.items())
                              if k.startswith("winrate_vs_"))
-            remaining = max(budget_s - counters.elapsed_s, 0)
-            print(f"[ppo] {counters.elapsed_s / 60:5.1f} min  frames {counters.frames:,}  {fps:,.0f} frames/s  "
-                  f"updates {counters.updates}  kl {losses['approx_kl']:.4f}  ent {losses['entropy']:.2f}  "
-                  f"ev {losses['explained_variance']:.2f}  train win {rates}  ~{remaining / 60:.1f} min left",
-                  file=log, flush=True)
-        if now - last_ckpt >= cfg.checkpoint_minutes * 60:
-            last_ckpt = now
-            save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(
-                cfg, rules, net, optimizer, pool, rollouts, counters))
-        if cfg.eval_minutes > 0 and now - last_eval >= cfg.eval_minutes * 60:
+            print(clock.progress("ppo", clock.frame_rate(), f"kl {losses['approx_kl']:.4f}  "
+                                 f"ent {losses['entropy']:.2f}  ev {losses['explained_variance']:.2f}  "
+                                 f"train win {rates}"), file=log, flush=True)
+        if clock.due("checkpoint"):
+            run.save(payload())
+        if clock.due("eval"):
             log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo", protocol=cfg.eval_protocol)
-            last_eval = time.time()
+            clock.restart("eval")
 
-    counters.elapsed_s = time.time() - start
-    save_checkpoint(run_dir / CHECKPOINT_NAME, checkpoint_payload(cfg, rules, net, optimizer, pool, rollouts, counters))
-    export_model(run_dir / CHECKPOINT_NAME, run_dir / MODEL_NAME)
-    print(f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions trained on, "
-          f"{counters.updates} updates in {counters.elapsed_s / 60:.1f} min; checkpoint {run_dir / CHECKPOINT_NAME}",
-          file=log, flush=True)
-    writer.close()
-    return run_dir
+    clock.tick()
+    return run.finish(payload(), f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions "
+                      f"trained on, {counters.updates} updates in {counters.elapsed_s / 60:.1f} min", log)

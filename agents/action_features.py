@@ -1,4 +1,5 @@
-"""Action features: what an action does, as a fixed float32 row per action id.
+"""Action features: what an action does, as a fixed float32 row per action id. The networks
+of both trainers (`agents.networks.ActionScorer`) read an action through its row.
 
 Row layout (`ActionFeatures.slices`): is_pass (1), role decision one-hot (11), cards of
 the play per kind / copies (K), the play's rank one-hot (ranks), and its size, ordinary
