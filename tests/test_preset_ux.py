@@ -27,6 +27,7 @@ from baohuang_env.actions import DECISION_ID, PASS, action_table
 from baohuang_env.render import (
     DECISION_WORDS, ROLE_NAMES, decision_words, describe_event, render_table, role_step, story,
 )
+from baohuang_env.role_phase import groups
 from baohuang_env.rules import PRESETS
 from baohuang_cli import cli, fuzz, play_cmd, preset_examples, replay_cmd
 from tests.helpers import hand
@@ -346,7 +347,7 @@ def test_autoplay_calls_in_real_deals(preset):
             seat, mask = game.current_player, game.legal_mask()
             action = bot.act(enc.encode(game, seat), mask)
             if role_step(game) == "call":
-                triples = sorted(a for a, c in game._groups(seat) if c == 3 and mask[a])
+                triples = sorted(a for a, c in groups(game, seat) if c == 3 and mask[a])
                 assert action == (triples[0] if triples else D["ABDICATE"])
                 checked += 1
             else:
