@@ -10,6 +10,10 @@ No PettingZoo, Gymnasium or torch here (STYLE.md §1). A `Game` is a small state
 
 Seats are 0..4 in play order. Randomness is used only to shuffle, from a seed, so a game
 replays exactly from (rules, seed, actions) (`to_replay` / `from_replay`).
+
+Layers: `hands` keeps the cards (`Hands`), `role_phase` decides the roles (`RoleFacts`, the
+role steps); this module runs the turns, the play phase and the end of the deal, and reads
+the other two. A role step answers with an `Outcome`, which `Game.step` acts on.
 """
 
 from __future__ import annotations
@@ -150,8 +154,8 @@ def check_play(table: ActionTable, rules: Rules, hand: list[int], top: int, seat
 CARD_FIELDS = ("hands", "cards_left", "played", "total_played", "suits", "pile")
 #: Role facts (`RoleFacts`) shown on `Game` under the same names.
 ROLE_FIELDS = ("first_emperor_card_seat", "emperor_card_seat", "guard_card_seat", "guard_card_kind", "emperor",
-              "guard", "solo", "open_guard", "public_guard", "abdications", "declined", "called", "grabbed",
-              "rebels", "rebellion", "kick_askers", "kicked")
+               "guard", "solo", "open_guard", "public_guard", "abdications", "declined", "called", "grabbed",
+               "rebels", "rebellion", "kick_askers", "kicked")
 
 
 class Game:
