@@ -114,20 +114,21 @@ class Hands:
     def play(self, seat: int, rank: int, n: int, small: int, big: int, special: int) -> None:
         """Remove a play (`n` cards of `rank`, jokers and SP) from `seat`'s hand and count it
         played."""
-        kinds, hand, played, total = self.kinds, self.hands[seat], self.played[seat], self.total_played
+        hand, played, total = self.hands[seat], self.played[seat], self.total_played
         if n:
             hand[rank] -= n
             played[rank] += n
             total[rank] += n
-        sj, bj = kinds.sj, kinds.bj
-        hand[sj] -= small
-        hand[bj] -= big
-        played[sj] += small
-        played[bj] += big
-        total[sj] += small
-        total[bj] += big
+        if small or big:
+            sj = self.kinds.num_ranks  # the small joker, then the big one
+            hand[sj] -= small
+            hand[sj + 1] -= big
+            played[sj] += small
+            played[sj + 1] += big
+            total[sj] += small
+            total[sj + 1] += big
         if special:
-            sp = kinds.sp
+            sp = self.kinds.sp
             hand[sp] -= special
             played[sp] += special
             total[sp] += special
