@@ -118,7 +118,7 @@ class Encoder:
         add(t.flag[game.guard_card_seat == seat])
         add(t.flag[game.open_guard])
         add(t.flag[game.solo == "open"])
-        add(t.declines[game.role_state.get("declines", 0) if in_role else 0])
+        add(t.declines[game.abdications if in_role and game.emperor < 0 else 0])
         top = game.top
         if game.phase == PLAY and top >= 0:
             add(t.flag[False])

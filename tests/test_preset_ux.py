@@ -28,6 +28,7 @@ from baohuang_env.text import (
     DECISION_WORDS, ROLE_NAMES, decision_words, describe_event, render_table, result_lines, role_step, story,
     turn_hint,
 )
+from baohuang_env.role_phase import groups
 from baohuang_env.rules import PRESETS
 from baohuang_cli import cli, fuzz, play_cmd, preset_examples
 from tests.helpers import hand
@@ -347,7 +348,7 @@ def test_autoplay_calls_in_real_deals(preset):
             seat, mask = game.current_player, game.legal_mask()
             action = bot.act(enc.encode(game, seat), mask)
             if role_step(game) == "call":
-                triples = sorted(a for a, c in game._groups(seat) if c == 3 and mask[a])
+                triples = sorted(a for a, c in groups(game, seat) if c == 3 and mask[a])
                 assert action == (triples[0] if triples else D["ABDICATE"])
                 checked += 1
             else:

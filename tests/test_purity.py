@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = "baohuang_env"
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / PACKAGE
-ENGINE = ("rules", "cards", "actions", "role_phase", "scoring", "game")
+ENGINE = ("rules", "cards", "actions", "hands", "role_phase", "scoring", "game")
 FORBIDDEN = {"pettingzoo", "gymnasium", "gym", "torch"}
 THIRD_PARTY_ALLOWED = {"numpy"}
 #: `np.random` names that build an explicit generator instead of drawing from global state.
