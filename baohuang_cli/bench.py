@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from baohuang_env import Game, action_table, get_rules
+from baohuang_env.game import PLAY
 from baohuang_env.rules import PRESETS
 from baohuang_env.observation import observation_layout
 
@@ -39,7 +40,7 @@ def _collect_states(rules, games: int, seed: int) -> tuple[list[list[int]], list
     for g in range(games):
         game = Game(rules, seed=seed + g)
         while not game.is_over:
-            if game.phase == "play":
+            if game.phase == PLAY:
                 hands.append(list(game.hands[game.current_player]))
                 prevs.append(game.top)
             legal = game.legal_actions()

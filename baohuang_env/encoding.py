@@ -20,7 +20,7 @@ import numpy as np
 
 from .actions import FIRST_PLAY, PASS
 from .cards import NUM_SEATS
-from .game import PLAY, Game
+from .game import PLAY, ROLE, Game
 from .knowledge import guard_and_role
 from .observation import CARDS_LEFT_SCALE, HISTORY_LENGTH, ObservationLayout, observation_layout
 from .roles import ROLES as MY_ROLES  # what the observing seat knows of its own role: ROLES' order
@@ -86,7 +86,7 @@ class Encoder:
         hand = game.hands[seat]
         pieces: list[bytes] = []
         add, extend = pieces.append, pieces.extend
-        in_role = game.phase == "role"
+        in_role = game.phase == ROLE
         if in_role:
             add(t.phase[self._phase_index[game.rules.role_steps[game.step_index]]])
         else:

@@ -60,8 +60,7 @@ class RoleFacts:
     Secret: `emperor_card_seat` / `guard_card_seat` (who holds the marked BJ / the card that
     marks the guard, whose kind is `guard_card_kind`: SJ, a called kind, or SP), `guard`.
     Public: everything else; `public_guard` is the guard (or solo emperor) as every seat
-    knows him. `progress` holds the running step's own counters (private; its "declines"
-    repeats `abdications` for readers of the old `Game.role_state`)."""
+    knows him. `progress` holds the running step's own counters (private to the step)."""
 
     def __init__(self, kinds: CardKinds, d: Deal) -> None:
         self.first_emperor_card_seat = d.emperor_card_seat  # h0
@@ -232,7 +231,7 @@ class Abdication:
     name = "abdication"
 
     def begin(self, game: Game) -> bool:
-        game.roles.progress = {"cur": game.roles.emperor_card_seat, "declines": 0}
+        game.roles.progress = {"cur": game.roles.emperor_card_seat}
         return True
 
     def prompt(self, game: Game) -> tuple[int, tuple[int, ...]]:
@@ -246,7 +245,6 @@ class Abdication:
             fix_fixed_card_roles(facts)
             return Outcome.DONE
         st["cur"] = abdicate(game, st["cur"])
-        st["declines"] = facts.abdications
         if game.rules.void_deal:
             if facts.abdications == 2 * NUM_SEATS:  # two full circles: 流局
                 return Outcome.VOID
@@ -301,7 +299,7 @@ class Call:
     name = "call"
 
     def begin(self, game: Game) -> bool:
-        game.roles.progress = {"cur": game.roles.emperor_card_seat, "declines": 0, "forced": 0}
+        game.roles.progress = {"cur": game.roles.emperor_card_seat, "forced": 0}
         return True
 
     def prompt(self, game: Game) -> tuple[int, tuple[int, ...]]:
@@ -318,7 +316,6 @@ class Call:
         cur = st["cur"]
         if decision == ABDICATE:
             nxt = st["cur"] = abdicate(game, cur)
-            st["declines"] = facts.abdications
             if facts.abdications == NUM_SEATS:
                 forced = forced_caller(game, nxt)
                 if forced < 0:

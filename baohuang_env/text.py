@@ -391,7 +391,7 @@ def decision_help(game: Game, seat: int, action: int) -> str:
     solo_warning = " (you also hold the guard card: you would play alone, a solo)" \
         if seat == game.guard_card_seat and rules.guard_selection == "fixed_card" else ""
     tribute = ""
-    if rules.tribute and game.role_state.get("declines", 0) >= 1:
+    if rules.tribute and game.abdications >= 1:
         tribute = "; you add your highest non-joker card (a 2 if you have one) to the tribute pile (贴牌)"
     open_guard_effect = {"weihai": "scored by the Weihai split table, and the rebels may kick (踢)",
                          "qingdao": "no score effect in qingdao"}.get(rules.scoring,
@@ -426,18 +426,17 @@ def turn_hint(game: Game, seat: int) -> str:
     """What the seat to move is asked to do, in words."""
     if game.phase == ROLE:
         step = game.rules.role_steps[game.step_index]
-        st = game.role_state
         if step == "abdication":
             text = "You hold the emperor card: accept the throne (登基) or abdicate (让位)."
             if game.rules.void_deal:
-                text += f" Abdications so far: {st.get('declines', 0)} (ten make a void deal 流局)."
+                text += f" Abdications so far: {game.abdications} (ten make a void deal 流局)."
             return text
         if step == "decline":
             return "You were dealt the emperor card: accept the throne (登基)" + (
                 ", or decline (让位给隔一家) since you also hold the guard card." if game.guard_card_seat == seat
                 else ".")
         if step == "call":
-            if st.get("forced"):
+            if game.abdications >= NUM_SEATS:  # five abdications start the forced round
                 return "Forced call (逼位): you hold a triple, so you must call (叫牌) one."
             return ("Calling round (叫牌): call a suit-rank you hold three times (its fourth copy's holder is your "
                     "guard) or four times (a solo), or abdicate (让位).")

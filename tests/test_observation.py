@@ -162,7 +162,7 @@ def check_facts(layout: ObservationLayout, enc: Encoder, game: Game) -> None:
         assert f["passed"].tolist() == [int(game.passed[s]) for s in rot]
         places = f["place"].reshape(NUM_SEATS, NUM_SEATS)
         assert [int(p.argmax()) + 1 if p.any() else 0 for p in places] == [game.places[s] for s in rot]
-        assert f["declines"][0] == (game.role_state.get("declines", 0) if in_role else 0)
+        assert f["declines"][0] == (game.abdications if in_role and game.emperor < 0 else 0)
         assert f["hold_guard_card"][0] == (game.guard_card_seat == seat)
         beaten = in_play and game.top >= 0
         trick = table.counts[game.top] if beaten else np.zeros(K, dtype=int)
