@@ -3,7 +3,7 @@
 Everything it uses is the observation (through `SeatView`), the action mask and the static
 action table. Its rules, in order:
 
-Role phase: declare nothing, with the auto-play defaults of RULES.md §7
+Role phase: declare nothing, with the auto-play defaults of docs/rules.md §7
 (`baohuang_env.autoplay.RoleDefaults`): ACCEPT the emperor card; answer NO (hidden guard, hidden
 solo, no grab, rebellion, kick or surrender); in the calling presets call the lowest triple,
 else abdicate. The bot has no model of any role decision: these defaults serve every preset.

@@ -29,12 +29,12 @@ action table. The pieces:
   groups, 6s), fitted on counterfactual self-play, decide: without the guard card the throne
   is always accepted (abdicating lost on average for every hand class measured); holding
   both marked cards, a hand too weak for a solo abdicates, a strong one accepts and declares
-  an open solo (RULES.md §6.1: ±24); the guard declares open guard (x2) when the model
+  an open solo (docs/rules.md §6.1: ±24); the guard declares open guard (x2) when the model
   expects the doubling to pay. The models were fitted on jj, so they are used only where the
   role phase means what it means in jj (accept/abdicate with no tribute and no void deal,
   JJ scoring, the 168-card deck). In every other preset, and for every prompt the models do
   not cover (weihai's decline, calls, grab, rebellion, kick, surrender), the bot gives the
-  auto-play defaults of RULES.md §7 (`baohuang_env.autoplay.RoleDefaults`): accept, call the
+  auto-play defaults of docs/rules.md §7 (`baohuang_env.autoplay.RoleDefaults`): accept, call the
   lowest triple or abdicate, and NO to everything else. It never applies for the wind.
 """
 

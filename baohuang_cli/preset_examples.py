@@ -1,5 +1,5 @@
 """Worked example games of every preset, in words: the role phase, the first tricks and the
-result. `docs/rules.md` (section 13) pastes this output; regenerate it with
+result. `docs/rules.md` (§8.4) pastes this output; regenerate it with
 
     python -m baohuang_cli.preset_examples            # every preset
     python -m baohuang_cli.preset_examples weihai     # one

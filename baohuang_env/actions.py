@@ -11,7 +11,7 @@ Layout of the single `Discrete(N)` action space (stable: checkpoints depend on i
                               then n (1..16), then small (0..4), then big (0..4), then special
                               (0..1, only in a deck with SP); then the jokers-only plays
                               (24, or 49 with SP) in the same joker order.
-    first_call ..             the calls of a calling preset (RULES.md §3.5, §3.7): CALL of
+    first_call ..             the calls of a calling preset (docs/rules.md §3.5, §3.7): CALL of
                               each ordinary rank x suit (♣ ♦ ♥ ♠), rank-major, then CALL SJ and
                               CALL BJ where jokers may be called. Absent in the other presets.
 
@@ -21,7 +21,7 @@ presets. generic216: 10,449 plays, first call 10,461, 10,515 actions.
 
 Because the play block is a dense (rank, n, jokers) grid, "which plays can this hand make"
 is one broadcast AND of two small lookup tables written straight into the mask, and "which
-plays beat the previous one" is a precomputed row per previous play (RULES.md §4.3's
+plays beat the previous one" is a precomputed row per previous play (docs/rules.md §4.3's
 positional rule, or §4.7's roasting rule, vectorized). With SP the table is 2.6x longer and
 only plays of equal size can beat each other, so the rows are stored per size group. No
 Python loop runs over plays.
@@ -43,7 +43,7 @@ from .rules import Rules
 LAYOUT_VERSION = 1
 
 PASS = 0
-#: Role-phase decisions (RULES.md §3.9). NO answers any yes/no prompt and also means
+#: Role-phase decisions (docs/rules.md §3.9). NO answers any yes/no prompt and also means
 #: "hidden" in the declaration round (§3.8), so that declining reveals nothing.
 DECISIONS = (
     "ACCEPT",  # keep the emperor card (登基)
@@ -113,7 +113,7 @@ class ActionTable:
     counts: np.ndarray  # (P, K) cards of each kind the play uses
     ge: np.ndarray  # (P, K + 1) ge[p, v] = cards of the play with kind >= v (ge[:, K] = 0)
     size: np.ndarray  # (P,) total cards
-    #: The call block (RULES.md §3.5, §3.7): (kind index, suit index into cards.SUITS) per call.
+    #: The call block (docs/rules.md §3.5, §3.7): (kind index, suit index into cards.SUITS) per call.
     calls: tuple[tuple[int, int], ...] = ()
     _legal: dict = field(default_factory=dict, init=False, repr=False)  # roasting -> tables
 
@@ -243,7 +243,7 @@ class ActionTable:
         return t
 
     def beats_row(self, prev: int, rules: Rules | None = None) -> np.ndarray:
-        """Bool (P,): which plays beat play index `prev` (RULES.md §4.3; §4.7 when the
+        """Bool (P,): which plays beat play index `prev` (docs/rules.md §4.3; §4.7 when the
         rules roast). Without rules: the standard comparison."""
         t = self.tables(rules) if rules is not None else self._tables
         return t.beats[prev, FIRST_PLAY:FIRST_PLAY + self.num_plays].view(bool)
@@ -400,7 +400,7 @@ class _LegalityTables:
     def __init__(self, table: ActionTable, roasting: bool = False) -> None:
         special = table.kinds.special
         if roasting and special:
-            raise ValueError("roasting (烤牌, RULES.md §4.7) is defined for decks without the special card SP; "
+            raise ValueError("roasting (烤牌, docs/rules.md §4.7) is defined for decks without the special card SP; "
                              "use roasting=False with generic216 (special_card=True)")
         jc = table.joker_combos
         counts = np.arange(COPIES_PER_RANK + 1)
@@ -493,7 +493,7 @@ def _beats_matrix(table: ActionTable, roasting: bool) -> np.ndarray:
 
 
 def _roasting_rows(table: ActionTable, prevs: np.ndarray) -> np.ndarray:
-    """[prev, cand] bool for previous plays that hold a joker: RULES.md §4.7 in closed form.
+    """[prev, cand] bool for previous plays that hold a joker: docs/rules.md §4.7 in closed form.
 
     P's b_p BJs are beaten x by 2 BJ each and y = b_p - x by 3 SJ; its s_p SJs u by 1 BJ and
     v = s_p - u by 2 SJ; C's leftover must equal P's n_p rank cards in count (r_c > r_p when
@@ -593,7 +593,7 @@ def _standard_beats(p: list[int], c: list[int]) -> bool:
 
 
 def _roasting_beats(p: Play, c: Play, kinds: CardKinds) -> bool:
-    """RULES.md §4.7 as written: some split of P's BJs (x by 2 BJ, y by 3 SJ) and SJs (u by
+    """docs/rules.md §4.7 as written: some split of P's BJs (x by 2 BJ, y by 3 SJ) and SJs (u by
     1 BJ, v by 2 SJ) fits C's jokers, and C's leftover beats P's rank part by §4.3."""
     for x in range(p.big + 1):
         for u in range(p.small + 1):
@@ -608,7 +608,7 @@ def _roasting_beats(p: Play, c: Play, kinds: CardKinds) -> bool:
 
 
 def beats(previous: tuple, candidate: tuple, rules: Rules) -> bool:
-    """Does `candidate` beat `previous`? Standard rule (RULES.md §4.3): same card count, and
+    """Does `candidate` beat `previous`? Standard rule (docs/rules.md §4.3): same card count, and
     sorted high to low every card of the candidate is strictly greater than the previous card
     at its place. Where the rules roast (§4.7), a previous play with a joker is instead
     answered by the roasting rule."""
@@ -616,7 +616,7 @@ def beats(previous: tuple, candidate: tuple, rules: Rules) -> bool:
     p, c = _as_play(previous), _as_play(candidate)
     if rules.roasting and p.small + p.big + p.special:
         if kinds.special:
-            raise ValueError("roasting (RULES.md §4.7) is defined for decks without the special card SP")
+            raise ValueError("roasting (docs/rules.md §4.7) is defined for decks without the special card SP")
         return _roasting_beats(p, c, kinds)
     return _standard_beats(_cards_desc(p, kinds), _cards_desc(c, kinds))
 

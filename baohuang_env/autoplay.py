@@ -1,5 +1,5 @@
 """The auto-play (托管) policy: the online clients' default bot, and the rules' own answer to
-every role-phase prompt (docs/rules.md §12). It is part of the rules: the team evaluation
+every role-phase prompt (docs/rules.md §7). It is part of the rules: the team evaluation
 protocol answers the role phase with it, and it is the Gymnasium view's default opponent.
 
 It needs nothing but the action mask and the action table (and, in the calling presets, the
@@ -21,7 +21,7 @@ NO = DECISION_ID["NO"]
 
 
 class RoleDefaults:
-    """The auto-play answers to every role-phase prompt (RULES.md §7 table), which declare
+    """The auto-play answers to every role-phase prompt (docs/rules.md §7 table), which declare
     nothing:
 
     * ACCEPT the throne (also weihai's decline prompt);
@@ -68,7 +68,7 @@ class RoleDefaults:
 
 
 class AutoPlayAgent:
-    """The auto-play (托管) policy of RULES.md §7, the online clients' default bot.
+    """The auto-play (托管) policy of docs/rules.md §7, the online clients' default bot.
 
     * Role phase: declare nothing (`RoleDefaults`): ACCEPT the throne, call the lowest
       triple or else abdicate in the calling presets, answer NO to everything else (hidden

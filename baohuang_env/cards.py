@@ -1,4 +1,4 @@
-"""Card kinds, the deck and the deal (RULES.md §1).
+"""Card kinds, the deck and the deal (docs/rules.md §1).
 
 A hand is a count vector over card kinds: the ordinary ranks from lowest to highest, then
 the small joker (SJ), then the big joker (BJ), then in generic216 the special card SP, as
@@ -21,7 +21,7 @@ NUM_SEATS = 5
 COPIES_PER_RANK = 16
 COPIES_PER_JOKER = 4
 
-#: Suits, in the order the auto-play bot breaks ties between calls (RULES.md §7).
+#: Suits, in the order the auto-play bot breaks ties between calls (docs/rules.md §7).
 SUITS = ("♣", "♦", "♥", "♠")
 NUM_SUITS = len(SUITS)
 
@@ -114,7 +114,7 @@ class Deal:
     """The outcome of a shuffle and deal."""
 
     hands: np.ndarray  # (5, K) int8 counts
-    emperor_card_seat: int  # who was dealt the marked BJ (h0 in RULES.md)
+    emperor_card_seat: int  # who was dealt the marked BJ (h0 in docs/rules.md)
     guard_card_seat: int  # who was dealt the marked SJ (-1 in the calling presets: no guard card)
     suits: np.ndarray | None = None  # (5, K, 4) counts per suit, calling presets only (jokers: suit 0)
 

@@ -1,6 +1,6 @@
 """The pure Baohuang engine: deal, role phase, play phase, end and scoring.
 
-No PettingZoo, Gymnasium or torch here (STYLE.md §1). A `Game` is a small state machine:
+No PettingZoo, Gymnasium or torch here. A `Game` is a small state machine:
 
     game = Game(get_rules("jj"), seed=7)
     while not game.is_over:
@@ -412,7 +412,7 @@ class Game:
         self.passed = [False] * NUM_SEATS
 
     def _deal_over(self) -> bool:
-        """RULES.md §5.2, checked right after a player goes out."""
+        """docs/rules.md §5.2, checked right after a player goes out."""
         out, facts = self.finish_order, self.roles
         e = facts.emperor
         if self.rules.end_rule == "four_out":

@@ -1,7 +1,7 @@
 """A Gymnasium single-agent view of Baohuang (`Baohuang-v0`).
 
 One learner seat; the other four seats are played inside `step` by given policies (default:
-the auto-play 托管 bot of RULES.md §7). The observation is the learner's float32 vector (see
+the auto-play 托管 bot of docs/rules.md §7). The observation is the learner's float32 vector (see
 `baohuang_env.encoding`); the legal actions are in `info["action_mask"]` and
 `env.action_masks()` (the MaskablePPO convention).
 

@@ -1,4 +1,4 @@
-"""Role-phase steps (RULES.md §3): who becomes emperor and guard, and what gets declared.
+"""Role-phase steps (docs/rules.md §3): who becomes emperor and guard, and what gets declared.
 
 The role phase is the sequence of steps `Rules.role_steps`, which follows from the rule
 flags. It owns the deal's role facts (`RoleFacts`: emperor, guard, solo, the marked cards'

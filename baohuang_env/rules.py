@@ -1,11 +1,11 @@
 """Rule sets: the frozen `Rules` dataclass and the named presets.
 
-Every rule flag of RULES.md §8 is a field of `Rules`. A preset is a named set of field
+Every rule flag of docs/rules.md §8 is a field of `Rules`. A preset is a named set of field
 values (`PRESETS`); `get_rules(preset, **overrides)` builds one and validates it, so a typo
 or an impossible combination fails loudly with the allowed values instead of silently
 playing a different game. The role-phase steps (`Rules.role_steps`) follow from the flags.
 
-This module imports only the standard library (STYLE.md §1: the rules engine is pure).
+This module imports only the standard library (the rules engine is pure).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-#: Role-phase steps the engine implements (RULES.md §3), see `baohuang_env.role_phase`:
+#: Role-phase steps the engine implements (docs/rules.md §3), see `baohuang_env.role_phase`:
 #: R1 "abdication" / "decline" / "call"; R2+R3 as one five-seat "declaration" round, or
 #: "solo" (the emperor), "grab" and "guard" when grab-solo sits between them; R5
 #: "rebellion"; R6 "kick".
@@ -70,8 +70,8 @@ class Rules:
     surrender: bool = False
     #: Hold-the-sixes (憋6, §4.5): a play with a 6 must be the player's whole remaining hand.
     hold_sixes: bool = True
-    #: Under hold-the-sixes, the final 6s may not carry jokers (jj reading of [001:L58]; the
-    #: lianzhong presets read [000:L26] literally: False). No effect without hold_sixes.
+    #: Under hold-the-sixes, the final 6s may not carry jokers (jj reading of the JJ page; the
+    #: lianzhong presets read the Lianzhong page literally: False). No effect without hold_sixes.
     six_no_jokers: bool = True
     #: Plays made only of jokers are allowed (§4.1, §9 #1). Every preset allows them; without
     #: them a leader holding only jokers would have no legal play, so only True is accepted.
@@ -144,7 +144,7 @@ class Rules:
 _CALLING = {"emperor_selection": "call", "guard_selection": "call_triple", "void_deal": True,
             "jokers_callable": True, "grab_solo": True, "hold_sixes": False, "six_no_jokers": False}
 
-#: Named presets (RULES.md §8): each one's differences from the `Rules` defaults (= jj).
+#: Named presets (docs/rules.md §8): each one's differences from the `Rules` defaults (= jj).
 PRESETS: dict[str, dict[str, Any]] = {
     "jj": {},
     "weihai": {"deck_size": 165, "emperor_selection": "decline", "grab_solo": True, "rebellion": "open_guard",

@@ -1,4 +1,4 @@
-"""Scoring schemes (RULES.md §6) as small pure functions of places, roles and multipliers.
+"""Scoring schemes (docs/rules.md §6) as small pure functions of places, roles and multipliers.
 
 Places are 1..5 in the order the players went out. `score_deal` scores every preset's scheme
 ("jj", "weihai", "qingdao"); `score_jj` is the jj-only form the engine has used so far. Every
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: Solo tables (RULES.md §6.1): (emperor, each other player).
+#: Solo tables (docs/rules.md §6.1): (emperor, each other player).
 OPEN_SOLO_SCORES = {True: (24, -6), False: (-24, 6)}  # keyed by "emperor went out first"
 HIDDEN_SOLO_SCORES = {1: (12, -3), 2: (0, 0)}  # by the emperor's place; worse places: (-12, 3)
 HIDDEN_SOLO_LOSS = (-12, 3)
@@ -48,7 +48,7 @@ def score_jj(
 
 # --------------------------------------------------------------------------- every preset
 
-#: The scoring schemes `score_deal` knows (RULES.md §6; `Rules.scoring`). lianzhong_* and
+#: The scoring schemes `score_deal` knows (docs/rules.md §6; `Rules.scoring`). lianzhong_* and
 #: generic216 are scored by "jj" (§6.3, §6.5).
 SCHEMES = ("jj", "weihai", "qingdao")
 SOLO_KINDS = ("none", "hidden", "open")
@@ -59,15 +59,15 @@ REBELLION_EFFECTS = ("none", "open_guard", "double")
 #: (§6.4, §9 #25).
 _EFFECTS_OF_SCHEME = {"jj": ("none", "double"), "weihai": ("none", "open_guard"), "qingdao": ("none",)}
 
-#: Qingdao place points, 1st..5th (RULES.md §6.4, [002:L115]).
+#: Qingdao place points, 1st..5th (docs/rules.md §6.4, the Qingdao page).
 QINGDAO_PLACE_POINTS = (4, 2, 0, -2, -4)
-#: Qingdao surrender (§6.4, [002:L90]): (emperor, each other player), never doubled.
+#: Qingdao surrender (§6.4, the Qingdao page): (emperor, each other player), never doubled.
 QINGDAO_SURRENDER = (-4, 1)
 
 
 @dataclass(frozen=True)
 class DealScore:
-    """The outcome of one deal under a scoring scheme (RULES.md §6).
+    """The outcome of one deal under a scoring scheme (docs/rules.md §6).
 
     scores:     per seat, the reward. For "jj" and "weihai" each player's deal score
                 (zero-sum). For "qingdao" each seat's TEAM score (§6.4: the sum of its team's
@@ -112,7 +112,7 @@ def score_deal(
     surrendered: bool = False,
     open_guard_multiplier: int = 2,
 ) -> DealScore:
-    """Score one finished deal under any preset's scheme (RULES.md §6).
+    """Score one finished deal under any preset's scheme (docs/rules.md §6).
 
     Arguments:
       scheme:      "jj" (jj, lianzhong_classic, lianzhong_simple, generic216: §6.1, §6.3, §6.5),
@@ -139,7 +139,7 @@ def score_deal(
                    open solo (§3.1 R6).
       surrendered: qingdao only: the solo emperor surrendered before play (投降): E -4, every
                    other seat +1, never doubled (§6.4, §9 #29). These are the seed's per-player
-                   results [002:L90], so they are the reward as they stand (no team summing).
+                   results (the Qingdao page), so they are the reward as they stand (no team summing).
       open_guard_multiplier: the jj-scheme open-guard factor (`Rules.open_guard_multiplier`).
 
     Returns a `DealScore`. Raises ValueError for an unknown scheme or flag value, bad places or
@@ -156,14 +156,14 @@ def score_deal(
         raise ValueError(f"open_guard_multiplier must be an int >= 1, got {open_guard_multiplier!r}")
     if rebellion_effect not in _EFFECTS_OF_SCHEME[scheme]:
         raise ValueError(f"scheme {scheme!r} scores a successful rebellion only as "
-                         f"{list(_EFFECTS_OF_SCHEME[scheme])}, got rebellion_effect={rebellion_effect!r} (RULES.md §8)")
+                         f"{list(_EFFECTS_OF_SCHEME[scheme])}, got rebellion_effect={rebellion_effect!r} (rules.md §8)")
     if kicked and scheme != "weihai":
-        raise ValueError(f"kick is weihai's (RULES.md §6.2 item 4); scheme {scheme!r} has none")
+        raise ValueError(f"kick is weihai's (docs/rules.md §6.2 item 4); scheme {scheme!r} has none")
     if surrendered:
         if scheme != "qingdao":
-            raise ValueError(f"surrender is qingdao's (RULES.md §6.4); scheme {scheme!r} has none")
+            raise ValueError(f"surrender is qingdao's (docs/rules.md §6.4); scheme {scheme!r} has none")
         if guard != emperor:
-            raise ValueError("only a solo emperor (guard == emperor) can surrender (RULES.md §3.6 R2)")
+            raise ValueError("only a solo emperor (guard == emperor) can surrender (docs/rules.md §3.6 R2)")
         if len(places) != 5:
             raise ValueError(f"places must have 5 entries, got {len(places)}")
         e, other = QINGDAO_SURRENDER
@@ -175,10 +175,10 @@ def score_deal(
         raise ValueError(f"guard == emperor exactly in a solo; got solo={solo!r}, emperor={emperor}, guard={guard}")
     rebels_won = rebellion == "succeeded" and rebellion_effect != "none"
     if rebels_won and ((open_guard and solo == "none") or solo == "open"):
-        raise ValueError("a rebellion is asked only when the guard is hidden or E is a hidden solo (RULES.md §3.1 R5): "
+        raise ValueError("a rebellion is asked only when the guard is hidden or E is a hidden solo (rules.md §3.1 R5): "
                          "an effective successful rebellion cannot meet open guard or an open solo")
     if kicked and not (open_guard or rebellion == "succeeded" or solo == "open"):
-        raise ValueError("a kick needs open guard, a successful rebellion or an open solo first (RULES.md §3.1 R6)")
+        raise ValueError("a kick needs open guard, a successful rebellion or an open solo first (rules.md §3.1 R6)")
 
     if scheme == "qingdao":
         return _score_qingdao(p, emperor, guard, solo)
@@ -206,7 +206,7 @@ def score_deal(
 
 
 def _score_qingdao(places: list[int], emperor: int, guard: int, solo: str) -> DealScore:
-    """Qingdao (RULES.md §6.4): place points, x 2 for {p_E, p_G} = {1, 2} or {4, 5} (unordered,
+    """Qingdao (docs/rules.md §6.4): place points, x 2 for {p_E, p_G} = {1, 2} or {4, 5} (unordered,
     §9 #27) or an open solo (all players doubled, §9 #28); reward = the team's summed points."""
     side = {places[emperor], places[guard]}
     mult = 2 if solo == "open" or (solo == "none" and side in ({1, 2}, {4, 5})) else 1

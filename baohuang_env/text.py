@@ -20,7 +20,7 @@ from .knowledge import GUARD, REBEL, SOLO, known_role, own_role, public_role
 ROLE_NAMES = {"emperor": "emperor 皇帝", "guard": "guard 侍卫", "rebel": "rebel 革命党", "solo": "solo emperor 独保",
               "none": "none (void deal 流局)"}
 
-#: Role-phase decisions in plain words (RULES.md §3.9). NO depends on the question: see
+#: Role-phase decisions in plain words (docs/rules.md §3.9). NO depends on the question: see
 #: `NO_WORDS` (what everyone hears) and `decision_words(..., private=True)` (what it means
 #: to the seat answering: a hidden guard or a hidden solo).
 DECISION_WORDS = {

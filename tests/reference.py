@@ -1,4 +1,4 @@
-"""A slow, obviously-correct reference move generator (RULES.md §4.1, §4.3, §4.5, §4.7, §4.8).
+"""A slow, obviously-correct reference move generator (docs/rules.md §4.1, §4.3, §4.5, §4.7, §4.8).
 
 It knows nothing of the engine's action table or lookup arrays: it lists every multiset of
 cards a hand can make that is a play (one ordinary rank plus any jokers, or jokers only), then
@@ -22,7 +22,7 @@ for the 168- and 165-card decks, 16 for generic216 with SP). A play is the tuple
 
 from __future__ import annotations
 
-#: The single card order of RULES.md §1.1 for the 168- and 165-card decks, lowest first.
+#: The single card order of docs/rules.md §1.1 for the 168- and 165-card decks, lowest first.
 CARD_ORDER = ["6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "SJ", "BJ"]
 RANKS = CARD_ORDER[:10]
 SJ = CARD_ORDER.index("SJ")
@@ -91,7 +91,7 @@ def roasting_beats(previous, candidate, order=CARD_ORDER):
 
 
 def beats(previous, candidate, order=CARD_ORDER, roasting=False):
-    """RULES.md §4.3: same count, and sorted high to low every candidate card is strictly
+    """docs/rules.md §4.3: same count, and sorted high to low every candidate card is strictly
     greater than the previous card at the same position; §4.7 instead when roasting and the
     previous play holds a joker."""
     _, _, s_p, b_p, _ = _parts(previous)
@@ -134,7 +134,7 @@ def all_plays_in_hand(hand, order=CARD_ORDER):
 
 
 def allowed_by_hold_sixes(play, hand, six_no_jokers, order=CARD_ORDER):
-    """RULES.md §4.5, literally: a play containing a 6 must be the whole remaining hand and,
+    """docs/rules.md §4.5, literally: a play containing a 6 must be the whole remaining hand and,
     where 6s may not carry jokers, every card in it must be a 6."""
     rank, n, small, big, special = _parts(play)
     if rank != "6" or n == 0:

@@ -30,7 +30,7 @@ TABLE = action_table(RULES)
 CARD_ORDER = reference.CARD_ORDER
 SJ, BJ = reference.SJ, reference.BJ
 
-#: Rule variants the masks are checked under (RULES.md §4.1, §4.5; §8 for the jj values).
+#: Rule variants the masks are checked under (docs/rules.md §4.1, §4.5; §8 for the jj values).
 #: (`jokers_only_plays=False` is rejected by get_rules: a leader holding only jokers would have
 #: no legal play; see test_rules.py.)
 VARIANTS = {
@@ -38,7 +38,7 @@ VARIANTS = {
     "no_hold_sixes": {"hold_sixes": False},
     "sixes_may_carry_jokers": {"six_no_jokers": False},
 }
-#: The other presets' decks and comparison modes (RULES.md §8): (preset, overrides).
+#: The other presets' decks and comparison modes (docs/rules.md §8): (preset, overrides).
 PRESET_CASES = {
     "weihai": ("weihai", {}),  # 165 cards: 13 sixes, same table as 168
     "lianzhong_roasting": ("lianzhong_simple", {"roasting": True}),  # §4.7
@@ -191,7 +191,7 @@ def test_parse_errors_say_what_is_wrong(text, match):
 
 @pytest.mark.parametrize("text", ["8x0", "SJx0", "BJx0"])
 def test_parse_rejects_a_play_without_cards(text):
-    # RULES.md §4.1: a play has at least one card (n + s + b >= 1)
+    # docs/rules.md §4.1: a play has at least one card (n + s + b >= 1)
     with pytest.raises(ValueError):
         parse_play(text)
 
@@ -366,7 +366,7 @@ def test_beats_row_matches_reference_on_sampled_rows(case):
 
 
 def test_beats_examples_derived_by_hand():
-    # RULES.md §4.3 consequences (a)-(c)
+    # docs/rules.md §4.3 consequences (a)-(c)
     assert beats(Play("7", 3, 0, 0), Play("8", 3, 0, 0), RULES)
     assert not beats(Play("8", 3, 0, 0), Play("8", 3, 0, 0), RULES)  # equal never beats
     assert not beats(Play("8", 3, 0, 0), Play("9", 2, 0, 0), RULES)  # counts differ
@@ -569,7 +569,7 @@ def _hand(rules, cards: dict[str, int]) -> list[int]:
 @pytest.mark.parametrize(
     ("hand_cards", "prev", "expected"),
     [
-        # hand-derived cases (RULES.md §4.3, §4.5)
+        # hand-derived cases (docs/rules.md §4.3, §4.5)
         ({"6": 2, "7": 1}, None, {("7", 1, 0, 0)}),
         ({"6": 2}, None, {("6", 2, 0, 0)}),
         ({"6": 2, "SJ": 1}, None, {(None, 0, 1, 0)}),
@@ -602,7 +602,7 @@ def test_legal_mask_hand_derived_examples(hand_cards, prev, expected):
         (ROAST, {"8": 4, "BJ": 2}, ("7", 4, 0, 1), {("8", 4, 0, 2)}),
         # no joker to roast: the standard rule (888+SJ has one card too many)
         (ROAST, {"8": 3, "SJ": 1}, ("7", 3, 0, 0), {("8", 3, 0, 0), ("8", 2, 1, 0)}),
-        # lianzhong with hold-the-sixes: the final 6s may carry the jokers (§4.5, [000:L26])
+        # lianzhong with hold-the-sixes: the final 6s may carry the jokers (§4.5, the Lianzhong page)
         (get_rules("lianzhong_simple", hold_sixes=True), {"6": 2, "SJ": 1}, None,
          {("6", 2, 1, 0), (None, 0, 1, 0)}),
     ],

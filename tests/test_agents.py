@@ -1,4 +1,4 @@
-"""Scripted agents: the auto-play (托管) bot follows RULES.md §7 exactly, the random agent is
+"""Scripted agents: the auto-play (托管) bot follows docs/rules.md §7 exactly, the random agent is
 seeded and legal, `make_agent` names, and legality over many random games."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def leading_position(lead_hand: str, rules=RULES) -> Game:
 
 
 def expected_autoplay(game: Game) -> int:
-    """RULES.md §7 computed from the seat's hand (not from the mask)."""
+    """docs/rules.md §7 computed from the seat's hand (not from the mask)."""
     options = set(game.legal_actions().tolist())
     if game.phase == "role":
         return ACCEPT if ACCEPT in options else NO
@@ -160,7 +160,7 @@ def test_autoplay_leads_a_single_six_without_hold_the_sixes():
 
 
 def test_autoplay_with_sixes_carrying_jokers_plays_everything_at_the_end():
-    """six_no_jokers=False (RULES.md §4.5): a hand of 6s plus jokers leads the lowest non-6
+    """six_no_jokers=False (docs/rules.md §4.5): a hand of 6s plus jokers leads the lowest non-6
     card, a joker; with only 6s left it plays them all."""
     rules = get_rules("jj", six_no_jokers=False)
     game = leading_position("6x2 BJ", rules)

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment (STYLE.md §3–§6, §9): PettingZoo's own API, seed and render
+"""The PettingZoo AEC environment: PettingZoo's own API, seed and render
 tests, pickling, registration, spaces and masks, rewards, illegal actions, constructor errors,
 and an RLCard-style determinism test under global-RNG noise."""
 
@@ -66,7 +66,7 @@ def test_metadata_and_agents():
 
 
 def test_doc_card_matches_the_spaces():
-    """The env docstring's table (STYLE §7) states the jj action count and observation size."""
+    """The env docstring's table states the jj action count and observation size."""
     e = raw_env()
     doc = baohuang_env.aec_env.__doc__
     n_actions = int(re.search(r"\| Actions \| Discrete \((\d+)", doc).group(1))
@@ -151,7 +151,7 @@ def test_observations_and_masks_during_random_games(seed):
 
     def check(env):
         game = env.game
-        assert env.agents == AGENTS  # nobody leaves before the end (STYLE §5)
+        assert env.agents == AGENTS  # nobody leaves before the end
         assert env.agent_selection == AGENTS[game.current_player]  # turn order from the engine
         for a in env.agents:
             obs = env.observe(a)
@@ -301,7 +301,7 @@ def _hashes_with_global_noise(seed: int, noise: bool) -> list[str]:
         h.update(obs["action_mask"].tobytes())
         h.update(repr((reward, term, trunc)).encode())
         out.append(h.hexdigest())
-        if noise:  # global RNG use between steps must not change anything (STYLE §2)
+        if noise:  # global RNG use between steps must not change anything
             random.random()
             np.random.rand()
             random.seed(len(out))

@@ -1,5 +1,5 @@
-"""The observation encoder (STYLE.md §9): the slice layout, slices decoded in hand-built
-situations, and the information model of RULES.md §3.0 / §3.8: a seat's observation never
+"""The observation encoder: the slice layout, slices decoded in hand-built
+situations, and the information model of docs/rules.md §3.0 / §3.8: a seat's observation never
 depends on cards or roles hidden from it, and the order of turns does not reveal the guard."""
 
 from __future__ import annotations
@@ -368,7 +368,7 @@ def _declaration_round_deal(guard: int, h0: int) -> Game:
 @pytest.mark.parametrize("h0", range(NUM_SEATS))
 @pytest.mark.parametrize("declines", range(NUM_SEATS + 1))
 def test_seats_asked_in_the_role_phase_do_not_depend_on_the_guard(h0, declines):
-    """RULES.md §3.8: for the same public history, the sequence of seats asked (and every
+    """docs/rules.md §3.8: for the same public history, the sequence of seats asked (and every
     other seat's view) is the same whoever holds the guard card."""
     turns, views = {}, {}
     for guard in range(NUM_SEATS):

@@ -1,6 +1,6 @@
-"""Hand-built scenarios for each rule of the jj preset (RULES.md §2-§6), with `Game.from_deal`.
+"""Hand-built scenarios for each rule of the jj preset (docs/rules.md §2-§6), with `Game.from_deal`.
 
-Every expected value below is worked out by hand from RULES.md; the comments show how.
+Every expected value below is worked out by hand from docs/rules.md; the comments show how.
 Seats are 0..4 in play order; upper(i) = i - 1 (mod 5). Hands are written as card names.
 """
 
@@ -78,7 +78,7 @@ def snapshot(game: Game):
 
 def finish_with_first_legal(game: Game) -> None:
     """Play on with the first legal action: accept, answer NO, pass when following, and lead
-    the lowest play (the default answers of RULES.md §7)."""
+    the lowest play (the default answers of docs/rules.md §7)."""
     while not game.is_over:
         game.step(int(game.legal_actions()[0]))
 
@@ -107,7 +107,7 @@ def test_abdication_moves_the_emperor_card_to_the_upper_seat():
         assert legal(game) == ({"NO", "OPEN_GUARD"} if game.current_player == 3 else {"NO"})
         do(game, game.current_player, NO)
     assert asked == [1, 2, 3, 4, 0]
-    assert game.current_player == 1  # the emperor leads [001:L48]
+    assert game.current_player == 1  # the emperor leads (the JJ page)
     assert game.trick is None
     finish_with_first_legal(game)
     assert game.result.emperor == 1 and game.result.guard == 3 and game.result.solo == "none"
@@ -166,7 +166,7 @@ def _declaration_turns(guard_seat: int, abdications: int) -> tuple[list[int], li
 
 @pytest.mark.parametrize("abdications", [0, 2, 4])
 def test_declaration_round_turn_order_does_not_depend_on_the_guard(abdications):
-    # RULES.md §3.8: for the same public history, the seats asked are the same whoever holds
+    # docs/rules.md §3.8: for the same public history, the seats asked are the same whoever holds
     # the guard card (including the emperor himself: a hidden solo)
     emperor = (3 - abdications) % 5
     runs = {g: _declaration_turns(g, abdications) for g in range(5)}
@@ -219,7 +219,7 @@ def test_three_rebels_out_ends_the_deal():
     do(game, 0, "7")
     do(game, 1, "8")  # out, place 1
     do(game, 2, "9")  # out, place 2
-    do(game, 3, "10")  # out, place 3: all three rebels out (RULES.md §5.2)
+    do(game, 3, "10")  # out, place 3: all three rebels out (docs/rules.md §5.2)
     assert game.is_over
     r = game.result
     # E holds 1 card, G 2 cards: E 4th, G 5th; g = 6 - 9 = -3: E -6, G -3, rebels +3
@@ -251,7 +251,7 @@ def test_open_solo_ends_when_a_rebel_goes_out_first():
     game = new_game(["7 SJ BJ", "8", "9 9", "10 10", "J J"], emperor_card=0, guard_card=0)
     roles(game, 0, {0: OPEN_SOLO})
     do(game, 0, "7")
-    do(game, 1, "8")  # a rebel out first: the open solo has lost (RULES.md §5.2)
+    do(game, 1, "8")  # a rebel out first: the open solo has lost (docs/rules.md §5.2)
     assert game.is_over
     r = game.result
     # everyone else holds 2 cards: ties in play order from seat 2 (whose turn it would be)
@@ -284,7 +284,7 @@ def test_hidden_solo_emperor_second_scores_zero():
         assert legal(game) == {"pass"}
         do(game, seat, "pass")
     assert game.current_player == 0 and game.trick is None  # E won the trick
-    do(game, 0, "SJ")  # E out second: the deal ends (RULES.md §9 #31)
+    do(game, 0, "SJ")  # E out second: the deal ends (docs/rules.md §9 #31)
     assert game.is_over
     r = game.result
     assert r.places == [2, 1, 3, 4, 5]
@@ -330,7 +330,7 @@ def _follow_game(lead: str, follower: str) -> Game:
 @pytest.mark.parametrize(
     ("lead", "expected"),
     [
-        # two cards, each strictly greater position by position (RULES.md §4.3)
+        # two cards, each strictly greater position by position (docs/rules.md §4.3)
         ("8 8", {"pass", "9 9", "9 SJ", "9 BJ", "SJ BJ"}),
         # a small joker in the previous play needs a big joker: SJ,9 vs SJ,8 fails at SJ
         ("8 SJ", {"pass", "9 BJ", "SJ BJ"}),
@@ -374,7 +374,7 @@ def test_pass_and_reenter_in_the_same_trick_then_trick_ends():
     do(game, 3, "pass")
     do(game, 4, "pass")
     do(game, 0, "pass")
-    # three passes since the 10: the trick is not over, seat 1 may come back in (RULES.md §9 #37)
+    # three passes since the 10: the trick is not over, seat 1 may come back in (docs/rules.md §9 #37)
     assert game.trick == (TABLE.play(play_id("10")), 2)
     assert "Q" in legal(game) and "pass" in legal(game)
     do(game, 1, "Q")
@@ -404,7 +404,7 @@ def test_trick_needs_every_other_player_to_pass_in_a_row():
 def test_hold_the_sixes():
     game = new_game(["6 6 7 BJ", "7 7 9", "6 6 6", "8 SJ", "10 10 J"], emperor_card=0, guard_card=3)
     roles(game, 0)
-    # E may not play a 6 while he holds anything else (RULES.md §4.5)
+    # E may not play a 6 while he holds anything else (docs/rules.md §4.5)
     assert legal(game) == {"7", "7 BJ", "BJ"}
     before = snapshot(game)
     with pytest.raises(IllegalActionError, match="hold-the-sixes"):
@@ -445,7 +445,7 @@ def test_hold_the_sixes():
     do(game, 1, "9")  # seat 1 out, place 3
     do(game, 2, "pass")
     do(game, 3, "pass")
-    # the stuck 6s get the lead by catch-the-wind (RULES.md §4.5 point 3 (ii))
+    # the stuck 6s get the lead by catch-the-wind (docs/rules.md §4.5 point 3 (ii))
     assert game.current_player == 2 and game.trick is None
     assert legal(game) == {"6 6 6"}
     do(game, 2, "6 6 6")  # place 4: all three rebels (1, 2, 4) are out
@@ -514,7 +514,7 @@ def test_finished_players_are_never_asked_again():
 
 
 def test_playing_the_marked_guard_card_reveals_the_guard():
-    # G (seat 3) holds two SJs; the unmarked one goes first (RULES.md §4.9)
+    # G (seat 3) holds two SJs; the unmarked one goes first (docs/rules.md §4.9)
     game = new_game(["7 7 BJ", "8 8", "9 9", "J SJ SJ", "Q Q"], emperor_card=0, guard_card=3)
     roles(game, 0)
     assert game.public_guard == -1

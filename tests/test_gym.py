@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium view `Baohuang-v0` (STYLE.md §10): env_checker, illegal actions,
+"""The single-agent Gymnasium view `Baohuang-v0`: env_checker, illegal actions,
 masks, seeding, learner seats, opponents, reward modes and argument errors."""
 
 from __future__ import annotations

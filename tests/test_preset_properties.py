@@ -17,7 +17,7 @@ from baohuang_env.cards import NUM_SEATS
 from helpers import random_game
 
 PRESET_NAMES = sorted(PRESETS)
-#: The room options of RULES.md §8 that change play, each with the rest of its preset.
+#: The room options of docs/rules.md §8 that change play, each with the rest of its preset.
 VARIANTS = [("lianzhong_simple", {"roasting": True}), ("lianzhong_classic", {"roasting": True, "hold_sixes": True}),
             ("lianzhong_simple", {"grab_solo": True}), ("jj", {"hold_sixes": False})]
 seeds = st.integers(min_value=0, max_value=2**63 - 1)

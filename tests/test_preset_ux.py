@@ -3,7 +3,7 @@
 * Decisions and role-phase events read in plain words with the Chinese term in brackets.
 * `baohuang play --preset P` finishes a game driven through its input, lists the role-phase
   decisions by number in those words, and saves a replay that `baohuang replay` replays.
-* The auto-play bot answers every role prompt as RULES.md §7 says (hand-built situations).
+* The auto-play bot answers every role prompt as docs/rules.md §7 says (hand-built situations).
 * random, autoplay, greedy and heuristic only take legal actions in 20 games of each preset.
 * `baohuang fuzz` finds no broken invariant in 30 games of each preset, and its end checks
   accept void deals and surrenders (and reject a broken result).
@@ -257,7 +257,7 @@ def test_play_reads_a_typed_call():
     assert any("call " in line and "(叫牌)" in line for line in out)  # the numbered list, in words
 
 
-# ------------------------------------------------------------------ autoplay follows RULES.md §7
+# ------------------------------------------------------------------ autoplay follows docs/rules.md §7
 @pytest.mark.parametrize("preset", ["jj", "weihai", "lianzhong_simple", "qingdao"])
 def test_autoplay_declares_nothing_in_fixed_card_presets(preset):
     """ACCEPT where it may (also weihai's decline prompt), else NO: hidden solo, hidden guard,
@@ -439,7 +439,7 @@ def test_fuzz_end_checks_accept_void_and_surrender_and_catch_errors():
 
 @pytest.mark.parametrize("preset", ALL)
 def test_worked_examples_of_the_docs(preset):
-    """`python -m baohuang_cli.preset_examples` (pasted into docs/rules.md section 13) finds an
+    """`python -m baohuang_cli.preset_examples` (pasted into docs/rules.md §8.4) finds an
     example of every preset showing its role-phase events in words."""
     game = preset_examples.find_example(preset)
     text = "\n".join(preset_examples.example_text(game))

@@ -1,4 +1,4 @@
-"""The role phases, decks, end rules and scoring of every preset but jj (RULES.md §3.3–3.7,
+"""The role phases, decks, end rules and scoring of every preset but jj (docs/rules.md §3.3–3.7,
 §4.6, §5.2, §6), on hand-built deals; and every preset end to end on random games."""
 
 from __future__ import annotations
@@ -374,7 +374,7 @@ def test_gymnasium_env_plays_every_preset(preset):
 @pytest.mark.parametrize("preset", ["weihai", "lianzhong_simple", "qingdao"])
 @pytest.mark.parametrize("seed", range(8))
 def test_observation_and_turn_order_do_not_depend_on_hidden_cards_or_the_hidden_guard(preset, seed):
-    """RULES.md §3.8 for the fixed-guard-card presets: two deals that differ only in what
+    """docs/rules.md §3.8 for the fixed-guard-card presets: two deals that differ only in what
     `seat` cannot see, played with the same public actions, ask the same seats and give
     `seat` the same observation until something that differs becomes public."""
     from baohuang_env.encoding import Encoder

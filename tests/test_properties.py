@@ -20,7 +20,7 @@ TABLE = action_table(RULES)
 DECK = deck_counts(RULES).astype(int).tolist()
 
 #: Upper bound on the steps of one deal, from the rules: at most 5 abdication decisions and 5
-#: declarations (RULES.md §3.2); in play every play removes at least one card (at most 168
+#: declarations (docs/rules.md §3.2); in play every play removes at least one card (at most 168
 #: plays), and after a play at most 4 players pass before the trick ends or someone plays.
 MAX_STEPS = 10 + 5 * 168
 

@@ -1,4 +1,4 @@
-"""STYLE.md §1–§2: the rules engine is pure. Its modules import only the standard library,
+"""The rules engine is pure. Its modules import only the standard library,
 numpy and each other (never pettingzoo, gymnasium or torch), and never use a global RNG
 (`random`, or `np.random.*` other than building a Generator)."""
 
@@ -139,7 +139,7 @@ def test_engine_module_never_uses_a_global_rng(module):
 
 
 def test_rules_modules_do_not_mention_adapter_libraries():
-    """The literal STYLE §1 check: grep -rE "pettingzoo|gymnasium|torch" baohuang_env/rules*."""
+    """The literal purity check: grep -rE "pettingzoo|gymnasium|torch" baohuang_env/rules*."""
     for path in sorted(PACKAGE_DIR.glob("rules*")):
         text = path.read_text(encoding="utf-8")
         for word in ("pettingzoo", "gymnasium", "torch"):

@@ -20,14 +20,14 @@ def test_default_is_jj_with_the_values_of_rules_md_section_8():
     assert r == get_rules("jj")
     assert "jj" in PRESETS
     assert r.preset == "jj"
-    assert r.deck_size == 168  # no 3, 4, 5 [001:L14]
+    assert r.deck_size == 168  # no 3, 4, 5 (the JJ page)
     assert r.role_steps == ("abdication", "declaration")  # §3.2 R1, then R2+R3 as one round (§3.8)
-    assert r.hold_sixes is True  # [001:L58]
-    assert r.six_no_jokers is True  # [001:L58]
+    assert r.hold_sixes is True  # the JJ page
+    assert r.six_no_jokers is True  # the JJ page
     assert r.jokers_only_plays is True  # §9 #1
-    assert r.catch_wind == "auto"  # [001:L62]
+    assert r.catch_wind == "auto"  # the JJ page
     assert r.scoring == "jj"
-    assert r.open_guard_multiplier == 2  # [001:L34]
+    assert r.open_guard_multiplier == 2  # the JJ page
     assert r.start_seat == 0  # §1.3
 
 
@@ -40,8 +40,8 @@ def test_overrides_apply_one_by_one():
 
 
 def test_jokers_only_plays_cannot_be_switched_off():
-    # every preset allows jokers-only plays (RULES.md §9 #1); without them a leader holding
-    # only jokers would have no legal play (RULES.md §4.5 point 5: there is no deadlock)
+    # every preset allows jokers-only plays (docs/rules.md §9 #1); without them a leader holding
+    # only jokers would have no legal play (docs/rules.md §4.5 point 5: there is no deadlock)
     with pytest.raises(ValueError, match="jokers_only_plays"):
         get_rules("jj", jokers_only_plays=False)
 
@@ -115,7 +115,7 @@ def test_role_steps_are_not_a_flag_they_follow_from_the_flags():
         get_rules("jj", role_steps=("abdication",))
 
 
-#: RULES.md §3.2–3.7 and §3.8: each preset's role phase, step by step.
+#: docs/rules.md §3.2–3.7 and §3.8: each preset's role phase, step by step.
 ROLE_PHASES = {
     "jj": ("abdication", "declaration"),
     "weihai": ("decline", "solo", "grab", "guard", "rebellion", "kick"),
@@ -145,7 +145,7 @@ def test_presets_follow_the_section_8_table():
                                              "generic216"))
     assert (w.deck_size, c.deck_size, s.deck_size, q.deck_size, g.deck_size) == (165, 168, 168, 168, 216)
     assert w.hold_sixes and w.six_no_jokers and not (c.hold_sixes or s.hold_sixes or q.hold_sixes or g.hold_sixes)
-    assert c.six_no_jokers is False and s.six_no_jokers is False  # literal [000:L26] when switched on
+    assert c.six_no_jokers is False and s.six_no_jokers is False  # literal (the Lianzhong page) when switched on
     assert [r.suits_matter for r in (w, c, s, q, g)] == [False, True, False, False, True]
     assert (s.tribute, g.tribute, c.tribute) == (True, True, False)
     assert (c.forced_call, g.forced_call) == ("triple_no_quad", "triple")

@@ -1,4 +1,4 @@
-"""Every preset's scoring scheme (RULES.md §6) against every scoring row of the shared vectors
+"""Every preset's scoring scheme (docs/rules.md §6) against every scoring row of the shared vectors
 (tests/data/vectors.json, S01-S73), plus properties over all 120 finishing orders x roles.
 
 Expected values come from the rows themselves (`scores_by_place`, `scores_by_role`,
@@ -23,7 +23,7 @@ from baohuang_env.scoring import (
 VECTORS = json.loads((Path(__file__).parent / "data" / "vectors.json").read_text(encoding="utf-8"))
 ROWS = {row["id"]: row for row in VECTORS["scoring"]}
 
-#: Preset -> scoring scheme (RULES.md §8 "scoring"; §6.3, §6.5).
+#: Preset -> scoring scheme (docs/rules.md §8 "scoring"; §6.3, §6.5).
 SCHEME_OF = {"jj": "jj", "lianzhong_classic": "jj", "lianzhong_simple": "jj", "generic216": "jj",
              "weihai": "weihai", "qingdao": "qingdao"}
 #: The open-guard factor of each jj-scheme preset (§8 "open guard effect": x 2).

@@ -1,4 +1,4 @@
-"""The shared rules test vectors (tests/data/vectors.json, a copy of shared/rules/vectors.json)
+"""The shared rules test vectors (tests/data/vectors.json)
 run through the engine: comparisons (every deck and mode, through `beats()` and the action
 table), scoring rows, legality cases and the deal."""
 
@@ -21,7 +21,7 @@ TABLE = action_table(RULES)
 ORDER_168 = VECTORS["card_order"]["168"]
 
 
-#: The rules each comparison vector is checked under: the deck it names (RULES.md §8), with
+#: The rules each comparison vector is checked under: the deck it names (docs/rules.md §8), with
 #: hold-the-sixes off so that only the comparison decides the follow masks, and the lianzhong
 #: roasting option (§4.7) for the roasting mode.
 DECK_RULES = {
@@ -50,7 +50,7 @@ def _play(p: dict) -> Play:
 
 
 def closed_form(prev: Play, cand: Play, order: list[str]) -> bool:
-    """RULES.md §4.3 closed form. For the 168/165 decks:
+    """docs/rules.md §4.3 closed form. For the 168/165 decks:
     C beats P  <=>  b_p = 0  and  b_c >= s_p  and  (n_c = 0 or n_p = 0 or r_c > r_p), same total;
     with SP (generic216) above BJ:
     C beats P  <=>  t_p = 0  and  b_p <= t_c  and  b_p + s_p <= t_c + b_c  and the same rank test."""
@@ -124,7 +124,7 @@ def test_scoring_vector(row):
     if row["solo"] == "none":
         guard = SEAT_OF_PLACE[row["places"]["guard"]]
         assert score_jj(places, emperor, guard, "none", False) == expected
-        # open guard (明保): every score x 2 [001 L34, L150]
+        # open guard (明保): every score x 2 (the JJ page)
         assert score_jj(places, emperor, guard, "none", True) == [2 * x for x in expected]
         assert score_jj(places, emperor, guard, "none", True, open_guard_multiplier=1) == expected
         pe, pg = row["places"]["emperor"], row["places"]["guard"]
@@ -135,7 +135,7 @@ def test_scoring_vector(row):
             assert (role["emperor"], role["guard"], role["each_rebel"]) == jj_team_scores(pe, pg)
     else:
         assert score_jj(places, emperor, emperor, row["solo"], False) == expected
-        # the solo values are fixed: open guard cannot apply to them (RULES.md §6.1)
+        # the solo values are fixed: open guard cannot apply to them (docs/rules.md §6.1)
         assert score_jj(places, emperor, emperor, row["solo"], True) == expected
         role = row["scores_by_role"]
         assert solo_scores(row["solo"], row["places"]["emperor"]) == (role["emperor"], role["each_other"])
@@ -162,7 +162,7 @@ def test_every_legality_vector_is_checked():
 
 def _legality_rules(case: dict) -> list:
     """The vector's preset; for lianzhong_simple also with hold-the-sixes on, where the vector's
-    reading ("000 does not forbid jokers with the 6s", RULES.md §4.5) is what it tests."""
+    reading ("000 does not forbid jokers with the 6s", docs/rules.md §4.5) is what it tests."""
     rules = [get_rules(case["preset"])]
     if case["preset"] == "lianzhong_simple":
         rules.append(get_rules("lianzhong_simple", hold_sixes=True))
