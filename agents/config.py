@@ -198,6 +198,9 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: list[st
             text = Path(path).read_text(encoding="utf-8")
         except OSError as err:
             raise ValueError(f"cannot read config {path}: {err.strerror}") from None
+        except UnicodeDecodeError as err:
+            raise ValueError(f"config {path} is not a text file (byte {err.start} is not UTF-8): a config "
+                             f"must be a YAML text file, such as configs/dmc_quick.yaml") from None
         try:
             loaded = yaml.safe_load(text)
         except yaml.YAMLError as err:

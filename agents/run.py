@@ -174,7 +174,7 @@ class Run:
         """The final checkpoint and its playing copy `model.pt`; prints `summary` and where the
         checkpoint is, closes TensorBoard and returns the run directory."""
         self.save(payload)
-        export_model(self.checkpoint_file, self.dir / MODEL_NAME)
+        export_model(self.checkpoint_file, self.dir / MODEL_NAME, force=True)  # its own playing copy
         print(f"{summary}; checkpoint {self.checkpoint_file}", file=log, flush=True)
         self.writer.close()
         return self.dir

@@ -16,10 +16,7 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from .checkpoint import load_checkpoint, save_checkpoint
-
-#: What a playing-only copy of a checkpoint keeps (every trainer writes these keys).
-MODEL_KEYS = ("compat", "config", "arch", "models", "counters")
+from .checkpoint import MODEL_KEYS, checkpoint_kind, load_checkpoint, save_checkpoint
 
 
 def seed_everything(seed: int) -> None:
@@ -42,10 +39,29 @@ def set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
 
 
-def export_model(checkpoint: str | os.PathLike, out: str | os.PathLike) -> None:
+def export_model(checkpoint: str | os.PathLike, out: str | os.PathLike, force: bool = False) -> None:
     """Write a playing-only copy of a checkpoint: the networks, their shapes, the rules
-    fingerprint, config and counters, without optimizer or RNG state."""
+    fingerprint, config and counters, without optimizer or RNG state.
+
+    An existing `out` is replaced only with `force`, and a training checkpoint never is (not
+    even with `force`): the copy would throw away what a resume needs. The copy is written to
+    a temporary file and renamed over `out`, so `out` is never left half written."""
     ckpt = load_checkpoint(checkpoint)
+    out = Path(out)
+    if out.is_dir():
+        raise ValueError(f"{out} is a directory; give the file to write, e.g. {out / 'model.pt'}")
+    if out.exists():
+        try:
+            kind = checkpoint_kind(out)
+        except ValueError:
+            kind = None  # some other file: replaced only with force
+        if kind == "training":
+            raise ValueError(f"{out} is a training checkpoint (it holds the optimizer and RNG state a resume "
+                             f"needs); a playing copy never replaces one, even with --force. Write the playing "
+                             f"copy to a new file instead, e.g. {out.with_name(out.stem + '-playing.pt')}")
+        if not force:
+            raise ValueError(f"{out} already exists ({'a playing copy' if kind else 'not a checkpoint'}); "
+                             f"pass --force to replace it, or choose another file")
     save_checkpoint(out, {k: ckpt[k] for k in MODEL_KEYS})
 
 

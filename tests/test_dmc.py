@@ -183,7 +183,7 @@ def test_checkpoint_for_other_rules_is_refused(tmp_path):
         DMCAgent.from_checkpoint(str(path), get_rules("jj", hold_sixes=False))
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
-    with pytest.raises(ValueError, match="cannot load checkpoint"):
+    with pytest.raises(ValueError, match=r"junk\.pt is not a checkpoint: a checkpoint is a file written by"):
         DMCAgent.from_checkpoint(str(junk), RULES)
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(f"dmc:{tmp_path / 'missing.pt'}", RULES)
