@@ -11,9 +11,11 @@ lands in the scratch folder, not in the checkout. It must exit with status 0 wit
 A block that is deliberately not run is fenced ```python no-run, visibly, in the doc; it must
 still compile, and only a few may be marked. Output listings are fenced ```text.
 
-The second half checks the documented command lines against the real CLI: every `--option`
-written after `baohuang <command>` in a ```bash block or in an inline `baohuang ...` code span
-must appear in that command's `--help`.
+The second half checks the documented command lines (```bash blocks and inline code spans)
+against the real CLI: every `--option` written after `baohuang <command>` appears in that
+command's `--help`, an option named alone belongs to some command, the configs and the shipped
+agent named exist, each `baohuang train ALGO --config FILE key=value` config loads, and the
+quick start's pip extra is defined.
 """
 
 from __future__ import annotations
@@ -229,3 +231,37 @@ def test_quick_start_names_files_and_extras_that_exist() -> None:
     assert extras == {"dev"}
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "dev" in pyproject["project"]["optional-dependencies"]
+
+
+#: `baohuang train <algo> ...`: the algorithm and the rest of the command line.
+TRAIN = re.compile(r"\bbaohuang\s+train\s+([a-z]+)\s(.*)")
+
+
+def documented_trainings() -> set[tuple[str, str, tuple[str, ...]]]:
+    """(algo, config file, key=value overrides) of each documented `baohuang train` command
+    with a `--config` (bracketed placeholders such as `[key=value ...]` left out)."""
+    found = set()
+    for line in command_lines():
+        for m in TRAIN.finditer(line):
+            words = re.sub(r"\[[^\]]*\]", " ", m.group(2)).split()
+            if "--config" in words[:-1]:
+                config = words[words.index("--config") + 1]
+                overrides = tuple(w for w in words if re.fullmatch(r"\w+=\S+", w))
+                found.add((m.group(1), config, overrides))
+    return found
+
+
+def test_documented_training_configs_load() -> None:
+    """Each documented `baohuang train ALGO --config FILE key=value ...` names a config that
+    ALGO's config class loads, overrides included (no stale key, no config of the other
+    algorithm)."""
+    from agents.config import load_config
+    from agents.dmc.config import DMCConfig
+    from agents.ppo.config import PPOConfig
+
+    classes = {"dmc": DMCConfig, "ppo": PPOConfig}
+    trainings = documented_trainings()
+    assert ("dmc", "configs/dmc_quick.yaml", ()) in trainings
+    for algo, config, overrides in sorted(trainings):
+        assert algo in classes, f"baohuang train {algo}: no such algorithm"
+        load_config(classes[algo], ROOT / config, list(overrides))
