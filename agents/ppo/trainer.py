@@ -203,6 +203,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         writer.add_scalar("charts/learning_rate", lr, step)
         writer.add_scalar("charts/updates", counters.updates, step)
         writer.add_scalar("charts/pool_size", len(pool), step)
+        clock.write_minutes(writer, step)
         for name, values in recent.items():
             writer.add_scalar(f"charts/{name}", float(np.mean(values)), step)
         if clock.due("log"):
@@ -214,9 +215,10 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         if clock.due("checkpoint"):
             run.save(payload())
         if clock.due("eval"):
-            log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo", protocol=cfg.eval_protocol)
-            clock.restart("eval")
+            with clock.evaluating():  # off the budget
+                log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo", protocol=cfg.eval_protocol)
 
     clock.tick()
+    clock.write_minutes(writer, counters.frames)
     return run.finish(payload(), f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions "
-                      f"trained on, {counters.updates} updates in {counters.elapsed_s / 60:.1f} min", log)
+                      f"trained on, {counters.updates} updates in {clock.minutes()}", log)
