@@ -23,6 +23,7 @@ from baohuang_eval import validate_specs
 
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
+from ..opponents import opponent_tag
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
@@ -179,7 +180,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             counters.games += 1
             if game["mode"] != SELF:
                 won = float(np.sign(game["score"]) * 0.5 + 0.5)  # a draw counts half
-                recent[f"winrate_vs_{game['mode'].replace(':', '_')}"].append(won)
+                recent[f"winrate_vs_{opponent_tag(game['mode'])}"].append(won)
                 if game["mode"] == SNAPSHOTS:
                     vs_snapshots.append(won)
             for role, score in game["returns"]:
