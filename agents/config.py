@@ -49,13 +49,15 @@ class RunConfig:
     reward_scale: float = 0.125
     """Multiplies scores with reward_mode "score" (JJ scores span -24..24)."""
     total_minutes: float = 10.0
-    """Wall-clock training budget; training stops at whichever of this and total_frames comes first."""
+    """Training-time budget over all resumes: evaluations during training are timed apart and
+    spend none of it. Training stops at whichever of this and total_frames comes first."""
     total_frames: int = 0
     """Stop after this many environment steps (0: no limit)."""
     checkpoint_minutes: float = 2.0
     """Write a checkpoint this often (and always at the end)."""
     eval_minutes: float = 3.0
-    """Evaluate against the scripted bots this often (0: only at the end)."""
+    """Evaluate against eval_opponents every this many minutes of training (0: only at the end);
+    the evaluation's own time is off the budget."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "autoplay", "greedy"])
     """Scripted bots to evaluate against (agent specs)."""
     eval_deals: int = 20
