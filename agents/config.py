@@ -2,7 +2,8 @@
 overrides from the command line. Unknown keys and wrongly typed values are errors that name
 the key and the expected type, so a typo never silently trains with a default.
 Supported field types: str, int, float, bool, lists of those, and mappings such as
-`dict[str, float]` (YAML `{a: 0.5, b: 0.5}`, or `key=a:0.5,b:0.5` on the command line).
+`dict[str, float]` (YAML `{a: 0.5, b: 0.5}`, or `key=a=0.5,b=0.5` on the command line:
+`parse_mapping`).
 A renamed key (`RENAMED_KEYS`) still loads under its old name, with a FutureWarning.
 """
 
@@ -20,6 +21,8 @@ import yaml
 
 from baohuang_env.rewards import check_reward_mode
 from baohuang_env.rules import Rules, get_rules
+
+from .opponents import check_distinct_tags
 
 T = TypeVar("T")
 
@@ -46,13 +49,15 @@ class RunConfig:
     reward_scale: float = 0.125
     """Multiplies scores with reward_mode "score" (JJ scores span -24..24)."""
     total_minutes: float = 10.0
-    """Wall-clock training budget; training stops at whichever of this and total_frames comes first."""
+    """Training-time budget over all resumes: evaluations during training are timed apart and
+    spend none of it. Training stops at whichever of this and total_frames comes first."""
     total_frames: int = 0
     """Stop after this many environment steps (0: no limit)."""
     checkpoint_minutes: float = 2.0
     """Write a checkpoint this often (and always at the end)."""
     eval_minutes: float = 3.0
-    """Evaluate against the scripted bots this often (0: only at the end)."""
+    """Evaluate against eval_opponents every this many minutes of training (0: only at the end);
+    the evaluation's own time is off the budget."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "autoplay", "greedy"])
     """Scripted bots to evaluate against (agent specs)."""
     eval_deals: int = 20
@@ -69,6 +74,7 @@ class RunConfig:
     def validate(self) -> None:
         """Raise ValueError naming the first knob with an impossible value."""
         check_reward_mode(self.reward_mode)
+        check_distinct_tags("eval_opponents", self.eval_opponents)
         if self.total_minutes <= 0 and self.total_frames <= 0:
             raise ValueError("set total_minutes or total_frames to a positive value")
 
@@ -103,13 +109,17 @@ def _coerce(name: str, value: Any, kind: Any) -> Any:
         return tuple(items) if origin is tuple else items
     if origin is dict:
         key_kind, value_kind = typing.get_args(kind) or (Any, Any)
-        if isinstance(value, str) and value.strip():  # "a:1,b:2" from a command line
-            pairs = [item.partition(":") for item in value.split(",") if item.strip()]
-            if all(sep and k.strip() for k, sep, _ in pairs):
-                value = {k.strip(): yaml.safe_load(v) for k, _, v in pairs}
+        one_line = isinstance(value, str) and bool(value.strip())
+        if one_line:  # "a=1,b=2" from a command line
+            value = parse_mapping(name, value)
         if not isinstance(value, dict):
             raise ValueError(f"config key {name!r} expects a mapping such as {{a: 1, b: 2}}, got {value!r}")
-        return {_coerce(name, k, key_kind): _coerce(f"{name}.{k}", v, value_kind) for k, v in value.items()}
+        try:
+            return {_coerce(name, k, key_kind): _coerce(f"{name}.{k}", v, value_kind) for k, v in value.items()}
+        except ValueError as err:
+            if one_line:
+                raise ValueError(f"{err}; {_MAPPING_FORMS}") from None
+            raise
     if kind is Any:
         return value
     if kind is bool:
@@ -145,6 +155,37 @@ def _coerce(name: str, value: Any, kind: Any) -> Any:
             return value
         raise ValueError(f"config key {name!r} expects a string, got {value!r}")
     raise ValueError(f"config key {name!r}: unsupported type {kind!r}")
+
+
+_MAPPING_FORMS = ("a mapping on one line is entries key=value (or key@value; key:value when the key has "
+                  "no ':') separated by commas, e.g. self=0.5,dmc:agents/pretrained/dmc_jj.pt=0.5")
+
+
+def parse_mapping(name: str, text: str) -> dict[str, Any]:
+    """Config key `name`'s mapping written on one line (a command-line override, or a YAML
+    string): entries separated by commas, each `key=value` or `key@value` (split at the last
+    `=` or `@`, so a key may hold `:`, as a checkpoint agent `dmc:path=0.2` does), or
+    `key:value` when the key holds no `:` (`self:0.5`). Values are read as YAML scalars.
+    An entry none of these fit, or a key given twice, is an error naming it."""
+    out: dict[str, Any] = {}
+    for entry in (e.strip() for e in text.split(",")):
+        if not entry:
+            continue
+        cut = max(entry.rfind("="), entry.rfind("@"))
+        if cut < 0 and entry.count(":") == 1:
+            cut = entry.index(":")
+        if cut < 0:  # no value, or a key holding ':' with its value after another ':'
+            guess = entry.rpartition(":")[0] if entry.count(":") > 1 else entry
+            raise ValueError(f"config key {name!r}: cannot read the entry {entry!r} (did you mean {guess}=VALUE?); "
+                             f"{_MAPPING_FORMS}")
+        key, value = entry[:cut].strip(), entry[cut + 1:].strip()
+        if not key or not value:
+            raise ValueError(f"config key {name!r}: the entry {entry!r} has no {'key' if not key else 'value'}; "
+                             f"{_MAPPING_FORMS}")
+        if key in out:
+            raise ValueError(f"config key {name!r}: {key!r} is given twice")
+        out[key] = yaml.safe_load(value)
+    return out
 
 
 def config_from_dict(cls: type[T], data: dict[str, Any], source: str = "config") -> T:

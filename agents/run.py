@@ -12,7 +12,8 @@ A trainer reads top to bottom:
         clock.tick()
         if clock.due("log"): print(clock.progress("algo", clock.frame_rate(), "loss ..."))
         if clock.due("checkpoint"): run.save(payload())
-        if clock.due("eval"): evaluate(); clock.restart("eval")
+        if clock.due("eval"):
+            with clock.evaluating(): evaluate()  # not training time: off the budget
     return run.finish(payload(), "[algo] done: ...", log)
 """
 
@@ -23,7 +24,8 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,7 +47,8 @@ class Counters:
 
     frames: int = 0  # environment steps in training games (every decision, forced or not)
     updates: int = 0
-    elapsed_s: float = 0.0  # training time over all resumes
+    elapsed_s: float = 0.0  # training time over all resumes: what total_minutes budgets
+    eval_s: float = 0.0  # evaluation time during training over all resumes, not in elapsed_s
 
 
 C = TypeVar("C", bound=Counters)
@@ -64,26 +67,32 @@ class FrameRate:
 
 
 class RunClock:
-    """The budget and cadences of a run. The budget (`total_minutes` of training time over all
-    resumes, `total_frames`) ends the run at whichever comes first; `due(event)` says when to
-    log (`log_seconds`), checkpoint (`checkpoint_minutes`) and evaluate (`eval_minutes`, 0:
-    never during training). `counters.elapsed_s` follows the clock."""
+    """The budget and cadences of a run, in training time: wall time less the time spent in
+    `evaluating()`. The budget (`total_minutes` of training time over all resumes,
+    `total_frames`) ends the run at whichever comes first; `due(event)` says when to log
+    (`log_seconds`), checkpoint (`checkpoint_minutes`) and evaluate (`eval_minutes`, 0: never
+    during training). `counters.elapsed_s` follows the training time and `counters.eval_s`
+    the evaluation time, each over all resumes."""
 
     def __init__(self, cfg: RunConfig, counters: Counters, frames: Callable[[], int] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.counters, self.total_frames, self._frames, self._clock = counters, cfg.total_frames, frames, clock
         self.budget_s = cfg.total_minutes * 60 if cfg.total_minutes > 0 else math.inf
         self.every = {"log": cfg.log_seconds, "checkpoint": cfg.checkpoint_minutes * 60,
                       "eval": cfg.eval_minutes * 60 if cfg.eval_minutes > 0 else math.inf}
-        self.now = clock()
+        self._excluded = 0.0  # wall seconds of this session that are not training time
+        self.now = self._training_time()
         self.start = self.now - counters.elapsed_s
         self.last = dict.fromkeys(EVENTS, self.now)
         self._log_rate = FrameRate(counters.frames, self.now)
 
+    def _training_time(self) -> float:
+        return self._clock() - self._excluded
+
     def tick(self) -> float:
-        """Read the time (what `due` compares against) and, when the clock was given a
-        `frames` reader, the frame count; `counters.elapsed_s` and `.frames` follow them."""
-        self.now = self._clock()
+        """Read the training time (what `due` compares against) and, when the clock was given
+        a `frames` reader, the frame count; `counters.elapsed_s` and `.frames` follow them."""
+        self.now = self._training_time()
         self.counters.elapsed_s = self.now - self.start
         if self._frames is not None:
             self.counters.frames = self._frames()
@@ -97,31 +106,54 @@ class RunClock:
         return over_frames or self.counters.elapsed_s >= self.budget_s
 
     def due(self, event: str) -> bool:
-        """Has `event`'s period passed since it last happened (as of the last tick)? When it
-        has, its period starts again now."""
+        """Has `event`'s period of training time passed since it last happened (as of the last
+        tick)? When it has, its period starts again now."""
         if self.now - self.last[event] < self.every[event]:
             return False
         self.last[event] = self.now
         return True
 
-    def restart(self, event: str) -> None:
-        """Start `event`'s period again from this moment (after a long evaluation, so that
-        its time does not count towards the next one)."""
-        self.last[event] = self._clock()
+    @contextmanager
+    def evaluating(self) -> Iterator[None]:
+        """The time spent inside is evaluation, not training: it is added to
+        `counters.eval_s` and neither spends the budget nor counts towards any cadence (the
+        next evaluation is `eval_minutes` of training after this one)."""
+        begin = self._clock()
+        try:
+            yield
+        finally:
+            spent = self._clock() - begin
+            self._excluded += spent
+            self.counters.eval_s += spent
 
     @property
     def remaining_s(self) -> float:
+        """Training time left in the budget."""
         return max(self.budget_s - self.counters.elapsed_s, 0.0)
 
     def frame_rate(self) -> float:
-        """Frames per second since the last call (the first: since the clock started)."""
+        """Frames per second of training time since the last call (the first: since the clock
+        started)."""
         return self._log_rate(self.counters.frames, self.now)
 
-    def progress(self, tag: str, fps: float, details: str) -> str:
-        """The progress line: time, frames, `fps`, updates, `details`, time left."""
+    def minutes(self) -> str:
+        """Which time is which, for the progress and final lines: "1.0 min training + 0.3 min
+        evaluating"."""
         c = self.counters
-        return (f"[{tag}] {c.elapsed_s / 60:5.1f} min  frames {c.frames:,}  {fps:,.0f} frames/s  "
-                f"updates {c.updates}  {details}  ~{self.remaining_s / 60:.1f} min left")
+        return f"{c.elapsed_s / 60:.1f} min training + {c.eval_s / 60:.1f} min evaluating"
+
+    def write_minutes(self, writer: Any, step: int) -> None:
+        """TensorBoard's `charts/train_minutes` (the budget's figure) and `charts/eval_minutes`."""
+        writer.add_scalar("charts/train_minutes", self.counters.elapsed_s / 60, step)
+        writer.add_scalar("charts/eval_minutes", self.counters.eval_s / 60, step)
+
+    def progress(self, tag: str, fps: float, details: str) -> str:
+        """The progress line: training and evaluation time, frames, `fps`, updates, `details`,
+        training time left (under a time budget)."""
+        c = self.counters
+        left = f"  ~{self.remaining_s / 60:.1f} min of training left" if math.isfinite(self.budget_s) else ""
+        return (f"[{tag}] {self.minutes()}  frames {c.frames:,}  {fps:,.0f} frames/s  "
+                f"updates {c.updates}  {details}{left}")
 
 
 def make_run_dir(cfg: RunConfig) -> Path:

@@ -17,6 +17,7 @@ import torch
 from baohuang_env.rules import Rules
 
 from .checkpoint import MODEL_KEYS, checkpoint_kind, load_checkpoint, save_checkpoint
+from .opponents import opponent_tag
 
 
 def seed_everything(seed: int) -> None:
@@ -77,11 +78,12 @@ def evaluate_live(agent: Any, opponents: list[str], rules: Rules, deals: int, fi
 def log_eval(writer, agent: Any, cfg: Any, rules: Rules, step: int, deals: int, log=sys.stderr,
              tag: str = "train", protocol: str = "seat") -> dict[str, Any]:
     """Evaluate `agent` on the config's held-out deals against `cfg.eval_opponents`; write
-    `eval/winrate_vs_<bot>` and `eval/mean_score_diff_vs_<bot>` at `step`."""
+    `eval/winrate_vs_<tag>` and `eval/mean_score_diff_vs_<tag>` at `step` (the tag:
+    `opponents.opponent_tag`)."""
     results = evaluate_live(agent, cfg.eval_opponents, rules, deals, cfg.eval_deal_seed, protocol)
     for opp, res in results.items():
-        writer.add_scalar(f"eval/winrate_vs_{opp.replace(':', '_')}", res.win_rate, step)
-        writer.add_scalar(f"eval/mean_score_diff_vs_{opp.replace(':', '_')}", res.mean_diff, step)
+        writer.add_scalar(f"eval/winrate_vs_{opponent_tag(opp)}", res.win_rate, step)
+        writer.add_scalar(f"eval/mean_score_diff_vs_{opponent_tag(opp)}", res.mean_diff, step)
     print(f"[{tag}] eval: " + "  ".join(f"vs {o}: win {r.win_rate:.2f}" for o, r in results.items()),
           file=log, flush=True)
     return results

@@ -45,17 +45,39 @@ def test_clock_cadences_and_time_budget():
         for event, times in fired.items():
             if clock.due(event):
                 times.append(round(counters.elapsed_s))
-        if fired["eval"] and fired["eval"][-1] == round(counters.elapsed_s):
-            now.t += 2.0  # an evaluation takes 2 s; its period counts from its end
-            clock.restart("eval")
-    assert fired["log"][:3] == [5, 10, 15] and fired["checkpoint"] == [30, 60]
-    assert fired["eval"] == [15, 32, 49]
+    assert fired["log"][:3] == [5, 10, 15] and fired["checkpoint"] == [30, 60] and fired["eval"] == [15, 30, 45, 60]
     assert counters.elapsed_s == pytest.approx(60.0, abs=2.0) and clock.remaining_s == 0.0
+
+
+def test_evaluation_time_spends_neither_the_budget_nor_the_cadences():
+    """A minute of training with a 20 s evaluation every 15 s of it: the run trains its whole
+    minute (80 s of evaluation besides, 140 s of wall time), and the log, checkpoint and
+    evaluation periods are training time."""
+    now = FakeTime()
+    counters = Counters()
+    clock = RunClock(config("total_minutes=1", "log_seconds=5", "checkpoint_minutes=0.5", "eval_minutes=0.25"),
+                     counters, clock=now)
+    wall_start, fired = now.t, {"log": [], "checkpoint": [], "eval": []}
+    while not clock.done():
+        now.t += 1.0
+        clock.tick()
+        for event, times in fired.items():
+            if clock.due(event):
+                times.append(round(counters.elapsed_s))
+                if event == "eval":
+                    with clock.evaluating():
+                        now.t += 20.0
+    assert fired["log"][:4] == [5, 10, 15, 20] and fired["checkpoint"] == [30, 60]
+    assert fired["eval"] == [15, 30, 45, 60]
+    assert counters.elapsed_s == pytest.approx(60.0) and counters.eval_s == pytest.approx(80.0)
+    assert now.t - wall_start == pytest.approx(140.0) and clock.remaining_s == 0.0
+    assert clock.minutes() == "1.0 min training + 1.3 min evaluating"
+    assert "1.0 min training + 1.3 min evaluating" in clock.progress("algo", 1.0, "")
 
 
 def test_clock_frame_budget_reads_frames_and_continues_a_resumed_run():
     now, made = FakeTime(), [0]
-    counters = Counters(frames=4000, updates=7, elapsed_s=90.0)  # as a resumed run has them
+    counters = Counters(frames=4000, updates=7, elapsed_s=90.0, eval_s=30.0)  # as a resumed run has them
     clock = RunClock(config("total_minutes=0", "total_frames=5000", "eval_minutes=0"), counters,
                      frames=lambda: 4000 + made[0], clock=now)
     assert clock.start == now.t - 90.0 and clock.budget_s == math.inf
@@ -68,8 +90,12 @@ def test_clock_frame_budget_reads_frames_and_continues_a_resumed_run():
         assert not clock.due("eval")  # eval_minutes 0: never during training
     assert steps == 4 and counters.frames == 5200 and counters.elapsed_s == pytest.approx(92.0)
     assert clock.frame_rate() == pytest.approx(1200 / 2.0)  # since the clock started
+    with clock.evaluating():
+        now.t += 6.0
+    assert counters.eval_s == pytest.approx(36.0) and clock.tick() - clock.start == pytest.approx(92.0)
     line = clock.progress("algo", 600.0, "loss 0.1")
-    assert line.startswith("[algo]   1.5 min  frames 5,200  600 frames/s  updates 7  loss 0.1  ~")
+    assert line == ("[algo] 1.5 min training + 0.6 min evaluating  frames 5,200  600 frames/s  updates 7  "
+                    "loss 0.1")
 
 
 def test_frame_rate_between_readings():

@@ -166,6 +166,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
                 fps, step = clock.frame_rate(), counters.frames
                 run.writer.add_scalar("charts/SPS", fps, step)
                 run.writer.add_scalar("charts/updates", counters.updates, step)
+                clock.write_minutes(run.writer, step)
                 for r in names:
                     if recent_loss[r]:
                         run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
@@ -178,9 +179,9 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             if clock.due("checkpoint"):
                 run.save(payload())
             if clock.due("eval"):
-                log_eval(run.writer, DMCAgent(rules, nets), cfg, rules, counters.frames, cfg.eval_deals, log,
-                         tag="dmc")
-                clock.restart("eval")
+                with clock.evaluating():  # off the budget; the actors fill free slots meanwhile
+                    log_eval(run.writer, DMCAgent(rules, nets), cfg, rules, counters.frames, cfg.eval_deals, log,
+                             tag="dmc")
     finally:
         stop.set()
         for p in procs:
@@ -188,5 +189,6 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             if p.is_alive():
                 p.terminate()
     clock.tick()
+    clock.write_minutes(run.writer, counters.frames)
     return run.finish(payload(), f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
-                      f"{counters.elapsed_s / 60:.1f} min", log)
+                      f"{clock.minutes()}", log)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..config import RunConfig
+from ..opponents import check_distinct_tags
 
 #: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
 #: past snapshot of the learner from the pool.
@@ -33,6 +34,8 @@ class PPOConfig(RunConfig):
         default_factory=lambda: {SELF: 0.5, SNAPSHOTS: 0.2, "random": 0.15, "greedy": 0.15})
     """Weights of each game's opponent: "self" (the learner at all five seats), "snapshots"
     (a past learner from the pool) or any agent spec ("random", "greedy", "dmc:path" ...).
+    On the command line: `opponent_mix=self=0.5,greedy=0.3,dmc:agents/pretrained/dmc_jj.pt=0.2`
+    (`config.parse_mapping`); in TensorBoard each is named by `opponents.opponent_tag`.
     Against an opponent the learner plays the role phase, then one side (emperor's or
     rebels', 50/50) and the opponent the other; only the learner's decisions are trained on."""
     pool_size: int = 8
@@ -106,6 +109,7 @@ class PPOConfig(RunConfig):
         if not self.opponent_mix or any(w < 0 for w in self.opponent_mix.values()) \
                 or sum(self.opponent_mix.values()) <= 0:
             raise ValueError(f"opponent_mix needs non-negative weights with a positive sum, got {self.opponent_mix}")
+        check_distinct_tags("opponent_mix", self.opponent_mix)
         if not 0.0 <= self.gae_lambda <= 1.0 or not 0.0 < self.gamma <= 1.0:
             raise ValueError("gae_lambda must be in [0, 1] and gamma in (0, 1]")
 

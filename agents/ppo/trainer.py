@@ -23,6 +23,7 @@ from baohuang_eval import validate_specs
 
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
+from ..opponents import opponent_tag
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
@@ -179,7 +180,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             counters.games += 1
             if game["mode"] != SELF:
                 won = float(np.sign(game["score"]) * 0.5 + 0.5)  # a draw counts half
-                recent[f"winrate_vs_{game['mode'].replace(':', '_')}"].append(won)
+                recent[f"winrate_vs_{opponent_tag(game['mode'])}"].append(won)
                 if game["mode"] == SNAPSHOTS:
                     vs_snapshots.append(won)
             for role, score in game["returns"]:
@@ -203,6 +204,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         writer.add_scalar("charts/learning_rate", lr, step)
         writer.add_scalar("charts/updates", counters.updates, step)
         writer.add_scalar("charts/pool_size", len(pool), step)
+        clock.write_minutes(writer, step)
         for name, values in recent.items():
             writer.add_scalar(f"charts/{name}", float(np.mean(values)), step)
         if clock.due("log"):
@@ -214,9 +216,10 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         if clock.due("checkpoint"):
             run.save(payload())
         if clock.due("eval"):
-            log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo", protocol=cfg.eval_protocol)
-            clock.restart("eval")
+            with clock.evaluating():  # off the budget
+                log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo", protocol=cfg.eval_protocol)
 
     clock.tick()
+    clock.write_minutes(writer, counters.frames)
     return run.finish(payload(), f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions "
-                      f"trained on, {counters.updates} updates in {counters.elapsed_s / 60:.1f} min", log)
+                      f"trained on, {counters.updates} updates in {clock.minutes()}", log)
