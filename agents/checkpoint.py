@@ -21,6 +21,16 @@ from baohuang_env.rules import Rules
 
 CHECKPOINT_FORMAT = "baohuang-checkpoint"
 CHECKPOINT_VERSION = 1
+#: What a playing copy of a checkpoint keeps (every trainer writes these keys); a training
+#: checkpoint also holds what training continues from (optimizer, RNG states ...).
+MODEL_KEYS = ("compat", "config", "arch", "models", "counters")
+
+
+def checkpoint_kind(ckpt: dict[str, Any]) -> str:
+    """"training" for a checkpoint a run can resume from; "playing" for a playing copy
+    (`model.pt`, an export: only MODEL_KEYS, so it plays but cannot continue training)."""
+    extra = set(ckpt) - {"format", "version", *MODEL_KEYS}
+    return "training" if extra else "playing"
 
 
 def compatibility(rules: Rules, extra: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -16,10 +16,7 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from .checkpoint import load_checkpoint, save_checkpoint
-
-#: What a playing-only copy of a checkpoint keeps (every trainer writes these keys).
-MODEL_KEYS = ("compat", "config", "arch", "models", "counters")
+from .checkpoint import MODEL_KEYS, load_checkpoint, save_checkpoint
 
 
 def seed_everything(seed: int) -> None:
