@@ -262,13 +262,13 @@ def _check_resumable(ckpt: dict[str, Any], path: Path) -> None:
     if checkpoint_kind(ckpt) == "training":
         return
     algo = ckpt.get("compat", {}).get("algo")
-    plays = f" (e.g. as the agent {algo}:{path})" if algo else ""
+    plays = f" (as the agent {algo}:{path})" if algo else ""
     beside = path.parent / CHECKPOINT_NAME
-    instead = (f"resume from the run directory {path.parent} or its {beside}" if beside.is_file()
-               else f"resume from the run directory that wrote it (or that directory's {CHECKPOINT_NAME})")
-    raise ValueError(f"cannot resume {path}: it is a playing copy (the networks only, as a run's {MODEL_NAME} "
-                     f"and `export` write them), without the optimizer and random-number states training "
-                     f"continues from; it plays{plays} but cannot continue training. {instead} instead")
+    instead = (f"Resume from the run directory {path.parent} or its {beside}" if beside.is_file()
+               else f"Resume from the run directory that wrote it (or that directory's {CHECKPOINT_NAME})")
+    raise ValueError(f"cannot resume {path}: it is a playing copy (a run's {MODEL_NAME} or an export: the "
+                     f"networks without the optimizer and random-number states training continues from); "
+                     f"it plays{plays} but cannot continue training. {instead} instead")
 
 
 def check_mid_run_changes(saved: RunConfig, cfg: RunConfig, path: Path) -> dict[str, tuple[Any, Any]]:

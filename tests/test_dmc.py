@@ -168,9 +168,9 @@ def test_a_refused_resume_says_why_and_changes_nothing(tmp_path, capfd):
 
     err = refused("--resume", str(run_dir / "model.pt"))
     assert "is a playing copy" in err
-    assert f"resume from the run directory {run_dir} or its {run_dir / CHECKPOINT_NAME}" in err
+    assert f"Resume from the run directory {run_dir} or its {run_dir / CHECKPOINT_NAME}" in err
     err = refused("--resume", str(export))
-    assert "is a playing copy" in err and "resume from the run directory that wrote it" in err
+    assert "is a playing copy" in err and "Resume from the run directory that wrote it" in err
     err = refused("--resume", str(run_dir), "learning_rate=0.01", "total_frames=1000")
     assert "learning_rate is 0.0005 in the run, asked 0.01" in err and "mid-run" in err
     err = refused("--resume", str(run_dir), "--config", "configs/dmc_quick.yaml")

@@ -165,7 +165,7 @@ def test_a_refused_resume_leaves_the_run_as_it_was(tmp_path):
     before = folder_snapshot(run_dir)
     with pytest.raises(ValueError, match=r"(?s)seed is 1 in the run, asked 9.*mid-run"):
         open_run(config(f"runs_dir={tmp_path}", "seed=9"), run_dir, load=load_checkpoint, counters=MyCounters())
-    with pytest.raises(ValueError, match=r"playing copy.*resume from the run directory"):
+    with pytest.raises(ValueError, match=r"playing copy.*Resume from the run directory"):
         open_run(config(f"runs_dir={tmp_path}"), run_dir / MODEL_NAME, load=load_checkpoint, counters=MyCounters())
     assert folder_snapshot(run_dir) == before and list(tmp_path.iterdir()) == [run_dir]
 
