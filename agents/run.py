@@ -182,9 +182,14 @@ class RunLock:
         """" (pid N)" for the recorded holder when that process is alive, else ""."""
         try:
             pid = int((self.dir / PID_NAME).read_text(encoding="utf-8"))
-            os.kill(pid, 0)  # a pid left by a killed trainer no longer runs
         except (OSError, ValueError):
             return ""
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:  # a pid left by a killed trainer
+            return ""
+        except PermissionError:  # alive, another user's
+            pass
         return f" (pid {pid})"
 
     def record_pid(self) -> None:
@@ -227,8 +232,8 @@ class Run:
     dir: Path
     writer: Any
     counters: Counters
+    lock: RunLock = field(repr=False)
     checkpoint: dict[str, Any] | None = field(default=None, repr=False)
-    lock: RunLock | None = field(default=None, repr=False)
 
     @property
     def checkpoint_file(self) -> Path:
@@ -245,8 +250,7 @@ class Run:
         export_model(self.checkpoint_file, self.dir / MODEL_NAME)
         print(f"{summary}; checkpoint {self.checkpoint_file}", file=log, flush=True)
         self.writer.close()
-        if self.lock is not None:
-            self.lock.release()
+        self.lock.release()
         return self.dir
 
 
@@ -303,8 +307,9 @@ def resume_config(cls: type[R], resume: str | os.PathLike, path: str | os.PathLi
     ckpt = load_checkpoint(file)
     have = ckpt.get("compat", {}).get("algo")
     if have != algo:
+        hint = f"; resume it with its own trainer ({have})" if have else ""
         raise ValueError(f"cannot resume {file} as a {algo} run: it is a {have or 'non-' + algo} checkpoint, "
-                         f"not a {algo} one; resume it with its own trainer ({have})")
+                         f"not a {algo} one{hint}")
     _check_resumable(ckpt, file)
     saved = _saved_config(cls, ckpt, file)
     cfg = load_config(cls, path, overrides, base=config_to_dict(saved))
@@ -329,15 +334,16 @@ def open_run(cfg: RunConfig, resume: str | os.PathLike | None, load: Callable[[P
         lock, ckpt = RunLock(make_run_dir(cfg)), None
     else:
         path = checkpoint_path(resume)
-        lock = RunLock(path.parent) if path.parent.is_dir() else None  # else `load` says what is missing
+        if not path.is_file():
+            raise ValueError(f"cannot resume {resume}: there is no checkpoint {path}")
+        lock = RunLock(path.parent)
         try:
             ckpt = load(path)
             _check_resumable(ckpt, path)
             changes = check_mid_run_changes(_saved_config(type(cfg), ckpt, path), cfg, path)
             counters = type(counters)(**ckpt["counters"])
         except BaseException:
-            if lock is not None:
-                lock.release()
+            lock.release()
             raise
     writer = start_run(cfg, lock)
     seed_everything(cfg.seed + counters.updates)
@@ -345,4 +351,4 @@ def open_run(cfg: RunConfig, resume: str | os.PathLike | None, load: Callable[[P
         changed = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changes.items())
         print(f"resumed {lock.dir} at {counters.frames} frames, {counters.updates} updates"
               + (f" ({changed})" if changed else ""), file=log)
-    return Run(lock.dir, writer, counters, ckpt, lock)
+    return Run(lock.dir, writer, counters, lock, ckpt)

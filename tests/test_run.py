@@ -167,6 +167,8 @@ def test_a_refused_resume_leaves_the_run_as_it_was(tmp_path):
         open_run(config(f"runs_dir={tmp_path}", "seed=9"), run_dir, load=load_checkpoint, counters=MyCounters())
     with pytest.raises(ValueError, match=r"playing copy.*Resume from the run directory"):
         open_run(config(f"runs_dir={tmp_path}"), run_dir / MODEL_NAME, load=load_checkpoint, counters=MyCounters())
+    with pytest.raises(ValueError, match=f"there is no checkpoint {run_dir / 'elsewhere.pt'}"):
+        open_run(config(f"runs_dir={tmp_path}"), run_dir / "elsewhere.pt", load=load_checkpoint, counters=MyCounters())
     assert folder_snapshot(run_dir) == before and list(tmp_path.iterdir()) == [run_dir]
 
 
