@@ -25,7 +25,7 @@ from baohuang_env.rules import Rules
 CHECKPOINT_FORMAT = "baohuang-checkpoint"
 CHECKPOINT_VERSION = 1
 #: What a playing copy of a checkpoint keeps (every trainer writes these keys); a training
-#: checkpoint holds more (optimizer state, RNG states ...).
+#: checkpoint also holds what training continues from (optimizer, RNG states ...).
 MODEL_KEYS = ("compat", "config", "arch", "models", "counters")
 #: Said whenever a file is not a checkpoint at all.
 _WHAT_A_CHECKPOINT_IS = "a checkpoint is a file written by `baohuang train` or `baohuang export`"
@@ -101,11 +101,12 @@ def _read(path: Path) -> dict[str, Any]:
     return ckpt
 
 
-def checkpoint_kind(path: str | os.PathLike) -> Literal["training", "playing"]:
+def checkpoint_kind(checkpoint: dict[str, Any] | str | os.PathLike) -> Literal["training", "playing"]:
     """"training" for a checkpoint a run can resume from (it holds more than `MODEL_KEYS`:
-    optimizer and RNG state), "playing" for a playing copy (`model.pt`, an export). Raises
-    ValueError when `path` is not a Baohuang checkpoint."""
-    ckpt = _read(Path(path))
+    optimizer and RNG state), "playing" for a playing copy (`model.pt`, an export: it plays
+    but cannot continue training). Takes a loaded checkpoint or a path; raises ValueError
+    when the file is not a Baohuang checkpoint."""
+    ckpt = checkpoint if isinstance(checkpoint, dict) else _read(Path(checkpoint))
     return "training" if set(ckpt) - {"format", "version", *MODEL_KEYS} else "playing"
 
 

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import yaml
 
+from baohuang_env.replay import atomic_path
 from baohuang_env.rewards import check_reward_mode
 from baohuang_env.rules import Rules, get_rules
 
@@ -231,25 +232,35 @@ def parse_overrides(overrides: list[str]) -> dict[str, Any]:
     return out
 
 
-def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
-    """Load a YAML file (or defaults when `path` is None) into `cls`, then apply overrides."""
-    data: dict[str, Any] = {}
+def _read_yaml(path: str | Path) -> dict[str, Any]:
+    """The mapping a YAML config file holds (empty for an empty file)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise ValueError(f"cannot read config {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"config {path} is not a text file (byte {err.start} is not UTF-8): a config "
+                         f"must be a YAML text file, such as configs/dmc_quick.yaml") from None
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ValueError(f"config {path} is not valid YAML: {err}") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ValueError(f"config {path} must be a mapping of key: value")
+    return dict(loaded or {})
+
+
+def load_config(cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None,
+                base: dict[str, Any] | None = None) -> T:
+    """Build `cls` from layers, each over the one before: `base` (a config dict, such as a
+    resumed run's own config; the dataclass defaults where it is None or silent), the YAML file
+    at `path`, then the `key=value` overrides. A key under its old name counts as its new one
+    in whichever layer gives it."""
+    fields = {f.name for f in dataclasses.fields(cls)}
+    data = dict(base or {})
     if path is not None:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as err:
-            raise ValueError(f"cannot read config {path}: {err.strerror}") from None
-        except UnicodeDecodeError as err:
-            raise ValueError(f"config {path} is not a text file (byte {err.start} is not UTF-8): a config "
-                             f"must be a YAML text file, such as configs/dmc_quick.yaml") from None
-        try:
-            loaded = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise ValueError(f"config {path} is not valid YAML: {err}") from None
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ValueError(f"config {path} must be a mapping of key: value")
-        data = dict(loaded or {})
-    data.update(parse_overrides(overrides or []))
+        data.update(_renamed(_read_yaml(path), fields, str(path)))
+    data.update(_renamed(parse_overrides(overrides or []), fields, "command line"))
     return config_from_dict(cls, data, source=str(path) if path else "config")
 
 
@@ -259,5 +270,6 @@ def config_to_dict(cfg: Any) -> dict[str, Any]:
 
 
 def save_config(cfg: Any, path: str | Path) -> None:
-    """Write the resolved config as YAML."""
-    Path(path).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False), encoding="utf-8")
+    """Write the resolved config as YAML (atomically: a reader never sees half a file)."""
+    with atomic_path(path) as tmp:
+        Path(tmp).write_text(yaml.safe_dump(config_to_dict(cfg), sort_keys=False), encoding="utf-8")

@@ -1,10 +1,11 @@
-"""The run around a trainer's loop, written once for DMC and PPO: its directory and
-TensorBoard writer, resuming from a checkpoint, the counters, the clock (time and frame
-budget; log, checkpoint and evaluation cadence) and the final save.
+"""The run around a trainer's loop, written once for DMC and PPO: its directory (made afresh,
+locked while a process trains in it) and TensorBoard writer, resuming from a checkpoint
+(with the run's own config: `resume_config`, `MID_RUN_KEYS`), the counters, the clock (time
+and frame budget; log, checkpoint and evaluation cadence) and the final save.
 
 A trainer reads top to bottom:
 
-    run = open_run(cfg, resume, load=..., counters=MyCounters(), check=..., log=log)
+    run = open_run(cfg, resume, load=..., counters=MyCounters(), log=log)
     ... build networks; if run.checkpoint: load their states ...
     clock = RunClock(cfg, run.counters, frames=lambda: ...)
     while not clock.done():
@@ -19,6 +20,7 @@ A trainer reads top to bottom:
 
 from __future__ import annotations
 
+import fcntl
 import math
 import os
 import sys
@@ -30,12 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .checkpoint import save_checkpoint
-from .config import RunConfig, config_from_dict, config_to_dict, save_config
+from baohuang_env.replay import atomic_path, fresh_folder
+
+from .checkpoint import checkpoint_kind, load_checkpoint, save_checkpoint
+from .config import RunConfig, config_from_dict, config_to_dict, load_config, save_config
 from .training import export_model, seed_everything
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"  # weights only (no optimizer state): small enough to ship
+PID_NAME = "trainer.pid"  # the pid of the process training in the run directory, while one does
 #: The clock's events and the config knob that sets each one's period.
 EVENTS = ("log", "checkpoint", "eval")
 
@@ -52,6 +57,24 @@ class Counters:
 
 
 C = TypeVar("C", bound=Counters)
+R = TypeVar("R", bound=RunConfig)
+
+#: The config keys a resumed run may change (by `--config` or key=value on top of the run's
+#: own config): the budget (how much longer to train), the cadences (how often to log,
+#: checkpoint and evaluate), the evaluations (which bots, how many deals: what is reported,
+#: not what is learned) and the worker counts (how many processes or threads do the work).
+#: None of them changes what the networks learn from or what the checkpoint holds. Every
+#: other key does, or names the run: the rules, rewards, network sizes, optimizer,
+#: exploration, opponents, seeds, the evaluation deal set (curves before and after a resume
+#: must be measured on the same deals) and protocol, the run's name and folder. Changing one
+#: of those mid-run would quietly continue the checkpoint as another experiment, so a
+#: resume refuses it (start a new run instead).
+MID_RUN_KEYS = frozenset({
+    "total_minutes", "total_frames",
+    "log_seconds", "checkpoint_minutes", "eval_minutes",
+    "eval_opponents", "eval_deals", "final_eval_deals",
+    "actors", "torch_threads",
+})
 
 
 class FrameRate:
@@ -157,11 +180,10 @@ class RunClock:
 
 
 def make_run_dir(cfg: RunConfig) -> Path:
-    """A new `runs_dir/baohuang-<preset>__<exp_name>__<seed>__<time>` folder."""
+    """A new `runs_dir/baohuang-<preset>__<exp_name>__<seed>__<time>` folder (with a -2, -3 ...
+    suffix when a run of the same name and seed started in the same second took that one)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path(cfg.runs_dir) / f"baohuang-{cfg.preset}__{cfg.exp_name}__{cfg.seed}__{stamp}"
-    path.mkdir(parents=True, exist_ok=False)
-    return path
+    return fresh_folder(cfg.runs_dir, f"baohuang-{cfg.preset}__{cfg.exp_name}__{cfg.seed}__{stamp}")
 
 
 def checkpoint_path(resume: str | os.PathLike) -> Path:
@@ -170,28 +192,79 @@ def checkpoint_path(resume: str | os.PathLike) -> Path:
     return path / CHECKPOINT_NAME if path.is_dir() else path
 
 
-def start_run(cfg: RunConfig, run_dir: Path | None) -> tuple[Path, Any]:
-    """Create the run directory (unless resuming into `run_dir`), write the resolved config
+class RunLock:
+    """An exclusive OS lock (`flock`) on a run directory, held while a process trains in it,
+    so that two trainers never write one run's checkpoint. The kernel releases it when the
+    process ends, however it ends (kill -9 too), so a lock is never stale. The directory
+    itself is locked, so taking the lock (or failing to) creates no file; the holder's pid
+    goes to `trainer.pid` once it starts training, for the message another process gets."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.dir, self._fd, self._wrote_pid = run_dir, None, False
+        self._fd = os.open(run_dir, os.O_RDONLY)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.release()
+            holder = self._holder()
+            raise ValueError(f"cannot train in {run_dir}: another process{holder} is training in it; "
+                             "wait for it to finish, or stop it, then resume") from None
+
+    def _holder(self) -> str:
+        """" (pid N)" for the recorded holder when that process is alive, else ""."""
+        try:
+            pid = int((self.dir / PID_NAME).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return ""
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:  # a pid left by a killed trainer
+            return ""
+        except PermissionError:  # alive, another user's
+            pass
+        return f" (pid {pid})"
+
+    def record_pid(self) -> None:
+        """Write this process's pid to the run directory (once training starts there)."""
+        with atomic_path(self.dir / PID_NAME) as tmp:
+            Path(tmp).write_text(f"{os.getpid()}\n", encoding="utf-8")
+        self._wrote_pid = True
+
+    def release(self) -> None:
+        """Remove the pid file (if this process wrote it) and let the directory go."""
+        if self._fd is None:
+            return
+        if self._wrote_pid:
+            (self.dir / PID_NAME).unlink(missing_ok=True)
+        os.close(self._fd)
+        self._fd = None
+
+    def __del__(self) -> None:  # a trainer that raised: its lock goes with it
+        self.release()
+
+
+def start_run(cfg: RunConfig, lock: RunLock) -> Any:
+    """Start training in the locked run directory: record the pid, write the resolved config
     there, and open the TensorBoard writer with the config under its text tab."""
     from torch.utils.tensorboard import SummaryWriter
 
-    if run_dir is None:
-        run_dir = make_run_dir(cfg)
-    save_config(cfg, run_dir / "config.yaml")
-    writer = SummaryWriter(str(run_dir))
+    lock.record_pid()
+    save_config(cfg, lock.dir / "config.yaml")
+    writer = SummaryWriter(str(lock.dir))
     writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
         f"|{k}|{v}|" for k, v in config_to_dict(cfg).items()))
-    return run_dir, writer
+    return writer
 
 
 @dataclass
 class Run:
-    """An open run: where it writes, its TensorBoard writer, its counters, and the checkpoint
-    it resumed from (None for a new run)."""
+    """An open run: where it writes, its TensorBoard writer, its counters, the checkpoint it
+    resumed from (None for a new run), and the lock it holds on its directory."""
 
     dir: Path
     writer: Any
     counters: Counters
+    lock: RunLock = field(repr=False)
     checkpoint: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -204,39 +277,110 @@ class Run:
 
     def finish(self, payload: dict[str, Any], summary: str, log=sys.stderr) -> Path:
         """The final checkpoint and its playing copy `model.pt`; prints `summary` and where the
-        checkpoint is, closes TensorBoard and returns the run directory."""
+        checkpoint is, closes TensorBoard, lets the run directory go and returns it."""
         self.save(payload)
         export_model(self.checkpoint_file, self.dir / MODEL_NAME, force=True)  # its own playing copy
         print(f"{summary}; checkpoint {self.checkpoint_file}", file=log, flush=True)
         self.writer.close()
+        self.lock.release()
         return self.dir
 
 
+def _saved_config(cls: type[R], ckpt: dict[str, Any], path: Path) -> R:
+    """The config a checkpoint was trained with."""
+    with warnings.catch_warnings():  # a config saved under old key names is not the user's to fix
+        warnings.simplefilter("ignore", FutureWarning)
+        return config_from_dict(cls, ckpt["config"], source=f"the config in {path}")
+
+
+def _check_resumable(ckpt: dict[str, Any], path: Path) -> None:
+    """Refuse a playing copy, saying what it is and what to resume from instead."""
+    if checkpoint_kind(ckpt) == "training":
+        return
+    algo = ckpt.get("compat", {}).get("algo")
+    plays = f" (as the agent {algo}:{path})" if algo else ""
+    beside = path.parent / CHECKPOINT_NAME
+    instead = (f"Resume from the run directory {path.parent} or its {beside}" if beside.is_file()
+               else f"Resume from the run directory that wrote it (or that directory's {CHECKPOINT_NAME})")
+    raise ValueError(f"cannot resume {path}: it is a playing copy (a run's {MODEL_NAME} or an export: the "
+                     f"networks without the optimizer and random-number states training continues from); "
+                     f"it plays{plays} but cannot continue training. {instead} instead")
+
+
+def check_mid_run_changes(saved: RunConfig, cfg: RunConfig, path: Path) -> dict[str, tuple[Any, Any]]:
+    """Refuse `cfg` for resuming the run of `saved` (its config) when it changes a key outside
+    MID_RUN_KEYS, naming each such key with the run's value and the one asked for. Returns the
+    accepted changes, key -> (the run's value, the new one)."""
+    have, want = config_to_dict(saved), config_to_dict(cfg)
+    changed = {k: (have.get(k), v) for k, v in want.items() if have.get(k) != v}
+    refused = [k for k in changed if k not in MID_RUN_KEYS]
+    if refused:
+        what = "".join(f"\n  {k} is {changed[k][0]!r} in the run, asked {changed[k][1]!r}" for k in refused)
+        allowed = ", ".join(k for k in want if k in MID_RUN_KEYS)
+        raise ValueError(f"cannot resume {path} with a different config:{what}\nOnly {allowed} may change "
+                         "mid-run: every other key decides what the run learns (rules, rewards, networks, "
+                         "optimizer, opponents, seeds, deal sets) or names it, so the checkpoint cannot go on "
+                         "under another value. Drop that change (a resumed run starts from its own config) "
+                         "or start a new run")
+    return changed
+
+
+def resume_config(cls: type[R], resume: str | os.PathLike, path: str | os.PathLike | None = None,
+                  overrides: list[str] | None = None, *, algo: str) -> R:
+    """The config to resume `resume` (a run directory or its checkpoint) with: the run's own,
+    with the YAML file at `path` and the `key=value` overrides on top (only MID_RUN_KEYS may
+    differ from the run's). The run's config is the one its checkpoint records: that is the
+    config the saved networks and optimizer were trained with, and a checkpoint file carries
+    it wherever it is copied; the run directory's config.yaml is a readable copy of it.
+
+    Refused (ValueError): a playing copy, a checkpoint of another algorithm than `algo`, a
+    change of a key that cannot change mid-run."""
+    file = checkpoint_path(resume)
+    ckpt = load_checkpoint(file)
+    have = ckpt.get("compat", {}).get("algo")
+    if have != algo:
+        hint = f"; resume it with its own trainer ({have})" if have else ""
+        raise ValueError(f"cannot resume {file} as a {algo} run: it is a {have or 'non-' + algo} checkpoint, "
+                         f"not a {algo} one{hint}")
+    _check_resumable(ckpt, file)
+    saved = _saved_config(cls, ckpt, file)
+    cfg = load_config(cls, path, overrides, base=config_to_dict(saved))
+    check_mid_run_changes(saved, cfg, file)
+    return cfg
+
+
 def open_run(cfg: RunConfig, resume: str | os.PathLike | None, load: Callable[[Path], dict[str, Any]],
-             counters: C, check: Callable[[dict[str, Any], Any, Path], None] | None = None,
-             log=sys.stderr) -> Run:
+             counters: C, log=sys.stderr) -> Run:
     """Start a new run, or resume one from `resume` (a run directory or checkpoint file).
 
-    Resuming: `load(path)` reads the checkpoint (and refuses one for other rules or another
-    algorithm); `check(checkpoint, saved_config, path)` may refuse it for the config (network
-    sizes); the run continues in the checkpoint's folder with its counters. Either way the
-    resolved config is written to the run directory, TensorBoard is opened, and the global
-    generators are seeded with `cfg.seed + counters.updates` (a resumed run then restores
-    the checkpoint's RNG states itself, with `training.set_rng_state`).
+    Either way the run directory is locked for this process (`RunLock`: a second trainer in
+    it is refused). Resuming: `load(path)` reads the checkpoint (and refuses one for other
+    rules or another algorithm); a playing copy is refused, and so is a `cfg` that differs
+    from the checkpoint's config in a key outside MID_RUN_KEYS; the run continues in the
+    checkpoint's folder with its counters. A refused resume changes nothing in the run
+    directory. Then the resolved config is written there, TensorBoard is opened, and the
+    global generators are seeded with `cfg.seed + counters.updates` (a resumed run then
+    restores the checkpoint's RNG states itself, with `training.set_rng_state`).
     """
-    ckpt = run_dir = None
-    if resume is not None:
+    if resume is None:
+        lock, ckpt = RunLock(make_run_dir(cfg)), None
+    else:
         path = checkpoint_path(resume)
-        ckpt = load(path)
-        if check is not None:
-            with warnings.catch_warnings():  # a config saved under old key names is not the user's to fix
-                warnings.simplefilter("ignore", FutureWarning)
-                saved = config_from_dict(type(cfg), ckpt["config"], source=str(path))
-            check(ckpt, saved, path)
-        run_dir = path.parent
-        counters = type(counters)(**ckpt["counters"])
-    run_dir, writer = start_run(cfg, run_dir)
+        if not path.is_file():
+            raise ValueError(f"cannot resume {resume}: there is no checkpoint {path}")
+        lock = RunLock(path.parent)
+        try:
+            ckpt = load(path)
+            _check_resumable(ckpt, path)
+            changes = check_mid_run_changes(_saved_config(type(cfg), ckpt, path), cfg, path)
+            counters = type(counters)(**ckpt["counters"])
+        except BaseException:
+            lock.release()
+            raise
+    writer = start_run(cfg, lock)
     seed_everything(cfg.seed + counters.updates)
     if ckpt is not None:
-        print(f"resumed {run_dir} at {counters.frames} frames, {counters.updates} updates", file=log)
-    return Run(run_dir, writer, counters, ckpt)
+        changed = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changes.items())
+        print(f"resumed {lock.dir} at {counters.frames} frames, {counters.updates} updates"
+              + (f" ({changed})" if changed else ""), file=log)
+    return Run(lock.dir, writer, counters, lock, ckpt)

@@ -5,7 +5,8 @@
                   [--workers 2] [--out DIR] [--save-replays DIR]
     baohuang eval --write-deals FILE --deals 2000 [--deal-seed S] [--preset jj]
 
-Writes report.json, report.md and report.png into --out (default runs/eval/<timestamp>) and
+Writes report.json, report.md and report.png into --out (default: a new folder
+runs/eval/<timestamp>, with a -2, -3 ... suffix when another evaluation took that name) and
 prints the Markdown summary. `--pairs consecutive` compares neighbours in the list (a ladder),
 `all` every pair, `first` the first agent against each of the others. `--protocol seat` (the
 default) rotates a focal agent through the seats against four copies of the other (10 games
@@ -20,6 +21,7 @@ import sys
 import time
 
 from baohuang_env.agent import agent_kinds
+from baohuang_env.replay import fresh_folder
 from baohuang_env.rules import get_rules
 from baohuang_env.seeds import EVAL_SEED_START
 from baohuang_eval import (
@@ -53,7 +55,7 @@ def add_parser(sub) -> None:
                         "team: side duplicate, one agent on the whole emperor's side, the other on the rebels, "
                         "then swapped, roles fixed by the default answers")
     p.add_argument("--workers", type=int, default=2, help="processes to use (default 2)")
-    p.add_argument("--out", help="output folder (default runs/eval/<timestamp>)")
+    p.add_argument("--out", help="output folder (default: a new folder runs/eval/<timestamp>[-N])")
     p.add_argument("--save-replays", metavar="DIR", help="save every game's replay JSON under DIR")
 
 
@@ -76,7 +78,7 @@ def main(args) -> int:
                          f"accepted agents: {agent_kinds()} or kind:path for checkpoints")
     report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,
                              replay_dir=args.save_replays, log=sys.stderr, protocol=args.protocol)
-    out = args.out or f"runs/eval/{time.strftime('%Y%m%d-%H%M%S')}"
+    out = args.out or fresh_folder("runs/eval", time.strftime("%Y%m%d-%H%M%S"))
     paths = write_report(report, out)
     print(to_markdown(report))
     print(f"wrote {', '.join(str(p) for p in paths.values())}", file=sys.stderr)

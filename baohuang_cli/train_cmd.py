@@ -1,11 +1,17 @@
 """`baohuang train {dmc,ppo} --config configs/<algo>_quick.yaml [key=value ...] [--resume RUN]`.
 
+A resumed run keeps its own config (`agents.run.resume_config`): --config and key=value go on
+top, and may change only what can change mid-run (`agents.run.MID_RUN_KEYS`: the budget, the
+cadences, the evaluations, the worker counts).
+
 Trains, then evaluates the final networks against the config's scripted bots on a fixed,
 held-out duplicate deal set, with both evaluation protocols (docs/evaluation.md), and prints
 the tables.
 """
 
 from __future__ import annotations
+
+import sys
 
 #: algorithm (also its agent kind) -> (config class, train function), imported when used (torch).
 ALGOS = {
@@ -24,8 +30,10 @@ def _load(path: str):
 def add_parser(sub) -> None:
     p = sub.add_parser("train", help="train an agent (dmc or ppo) with self-play")
     p.add_argument("algo", choices=sorted(ALGOS), help="training algorithm")
-    p.add_argument("--config", help="YAML config (see configs/); defaults when omitted")
-    p.add_argument("--resume", help="run directory or checkpoint to continue")
+    p.add_argument("--config", help="YAML config (see configs/); defaults when omitted; with --resume, "
+                                    "on top of the run's own config")
+    p.add_argument("--resume", help="run directory (or its checkpoint.pt) to continue, with its own config; "
+                                    "the budget, cadences and evaluations may change (key=value)")
     p.add_argument("--no-eval", action="store_true", help="skip the final evaluation table")
     p.add_argument("--workers", type=int, default=2, help="processes for the final evaluation")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_minutes=2")
@@ -33,19 +41,22 @@ def add_parser(sub) -> None:
 
 def main(args) -> int:
     from agents.config import load_config
-    from agents.run import MODEL_NAME
+    from agents.run import MODEL_NAME, resume_config
     from agents.training import final_evaluation
     from baohuang_eval import validate_specs
 
     config_cls, train = (_load(path) for path in ALGOS[args.algo])
-    cfg = load_config(config_cls, args.config, args.overrides)
+    if args.resume:  # the run's own config, with --config and overrides on top (MID_RUN_KEYS only)
+        cfg = resume_config(config_cls, args.resume, args.config, args.overrides, algo=args.algo)
+    else:
+        cfg = load_config(config_cls, args.config, args.overrides)
     rules = cfg.build_rules()  # once for the run: training and the final evaluation use these
     if not args.no_eval or cfg.eval_minutes > 0:
         validate_specs(cfg.eval_opponents, rules)  # a typo in the bots fails now, not after training
     opponents = getattr(cfg, "opponent_specs", list)()
     if opponents:
         validate_specs(opponents, rules)
-    run_dir = train(cfg, resume=args.resume, rules=rules)
+    run_dir = train(cfg, resume=args.resume, rules=rules, log=sys.stderr)  # progress lines on the terminal
     if args.no_eval:
         return 0
     final_evaluation(f"{args.algo}:{run_dir / MODEL_NAME}", cfg, rules, run_dir, workers=args.workers)

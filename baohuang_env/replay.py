@@ -1,7 +1,8 @@
 """Saving and loading replays: a game as JSON (rules, seed, actions[, custom deal, result]).
 
 Files are written atomically (a temporary file in the same folder, then a rename), so a
-crash never leaves a half-written replay behind.
+crash never leaves a half-written replay behind; the helpers for that (and for output
+folders of their own, `fresh_folder`) serve every writer of the project.
 """
 
 from __future__ import annotations
@@ -41,6 +42,22 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def fresh_folder(parent: str | os.PathLike, name: str) -> Path:
+    """Create and return a new folder `parent/name`, or `name-2`, `name-3` ... when that one
+    exists: mkdir fails on an existing folder, so two processes asking for the same name at
+    once (two runs started in the same second) each get a folder of their own."""
+    parent = Path(parent)
+    parent.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 10_000):
+        path = parent / (name if n == 1 else f"{name}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise ValueError(f"cannot make a new folder {parent / name}: names up to {name}-9999 are taken")
 
 
 def write_json_atomic(path: str | os.PathLike, data: Any) -> None:

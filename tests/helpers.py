@@ -1,8 +1,11 @@
-"""Small builders shared by the test modules: hands and plays from card text, random games."""
+"""Small builders shared by the test modules: hands and plays from card text, random games,
+snapshots of a folder."""
 
 from __future__ import annotations
 
+import hashlib
 import random
+from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +21,17 @@ def max_steps(rules) -> int:
     circles of abdications, then the solo, grab, guard, rebellion and kick rounds); in play
     every play removes at least one card and at most 4 passes follow a play."""
     return 30 + 5 * rules.deck_size
+
+
+def folder_snapshot(folder: Path) -> dict[str, tuple]:
+    """Everything in `folder` (itself included): each entry's name, size, modification time
+    and, for files, a hash of the contents; two equal snapshots mean nothing was changed."""
+    out = {}
+    for path in [folder, *sorted(folder.rglob("*"))]:
+        stat = path.stat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "folder"
+        out[path.relative_to(folder).as_posix()] = (stat.st_size, stat.st_mtime_ns, digest)
+    return out
 
 
 def random_game(rules, seed: int, policy_seed: int, check=None, step_limit: int | None = None) -> Game:

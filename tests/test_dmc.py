@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from agents import make_agent
 from agents.action_features import ActionFeatures
@@ -21,9 +22,10 @@ from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import CHECKPOINT_NAME, train
 from baohuang_env import DECISIONS, FIRST_PLAY, PASS, Game, action_table, get_rules
 from baohuang_env.cards import deck_counts
+from baohuang_cli.cli import main as cli_main
 from baohuang_env.encoding import Encoder
 
-from helpers import gym_episode_with_opponents
+from helpers import folder_snapshot, gym_episode_with_opponents
 
 RULES = get_rules("jj")
 TINY = ["actors=0", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16",
@@ -130,8 +132,53 @@ def test_shared_network_trains_plays_and_refuses_a_per_role_resume(tmp_path):
         networks.add(agent.network_of(obs))
         game.step(agent.act(obs, mask))
     assert networks == {0}
-    with pytest.raises(ValueError, match=r"networks 'shared'.*'per_role'"):
+    with pytest.raises(ValueError, match=r"networks is 'shared' in the run, asked 'per_role'"):
         train(tiny_config(tmp_path, "total_frames=4000"), resume=str(run_dir))
+
+
+def test_cli_resume_continues_with_the_runs_own_config(tmp_path, capfd):
+    """`baohuang train dmc --resume RUN` without --config: the run's recipe (here dmc_quick's
+    shared network, win rewards and learning rate), not the defaults; the budget may grow."""
+    run_dir = train(tiny_config(tmp_path, "networks=shared", "reward_mode=win", "learning_rate=0.001",
+                                "exp_name=quick", "eval_deals=3", "total_frames=800"))
+    saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    first = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)["counters"]
+    rc = cli_main(["train", "dmc", "--resume", str(run_dir), "--no-eval", "total_frames=1600"])
+    err = capfd.readouterr().err
+    assert rc == 0, err
+    assert f"resumed {run_dir} at {first['frames']} frames" in err and "total_frames 800 -> 1600" in err
+    assert yaml.safe_load((run_dir / "config.yaml").read_text()) == {**saved, "total_frames": 1600}
+    ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
+    assert ckpt["config"] == {**saved, "total_frames": 1600} and ckpt["counters"]["frames"] >= 1600
+    assert list(ckpt["models"]) == ["shared"]
+
+
+def test_a_refused_resume_says_why_and_changes_nothing(tmp_path, capfd):
+    """A playing copy (model.pt, an export) is not resumable: the message says what to resume
+    from. A key that cannot change mid-run is refused, naming both values. Either way the run
+    directory is left exactly as it was (no config.yaml rewrite, no TensorBoard file)."""
+    run_dir = train(tiny_config(tmp_path, "total_frames=500"))
+    export = tmp_path / "exported.pt"
+    export.write_bytes((run_dir / "model.pt").read_bytes())
+    before = folder_snapshot(run_dir)
+
+    def refused(*args: str) -> str:
+        assert cli_main(["train", "dmc", "--no-eval", *args]) == 2
+        return capfd.readouterr().err
+
+    err = refused("--resume", str(run_dir / "model.pt"))
+    assert "is a playing copy" in err
+    assert f"Resume from the run directory {run_dir} or its {run_dir / CHECKPOINT_NAME}" in err
+    err = refused("--resume", str(export))
+    assert "is a playing copy" in err and "Resume from the run directory that wrote it" in err
+    err = refused("--resume", str(run_dir), "learning_rate=0.01", "total_frames=1000")
+    assert "learning_rate is 0.0005 in the run, asked 0.01" in err and "mid-run" in err
+    err = refused("--resume", str(run_dir), "--config", "configs/dmc_quick.yaml")
+    assert "networks is 'per_role' in the run, asked 'shared'" in err and "reward_mode is 'score'" in err
+    assert "hidden" not in err  # a key the file does not give keeps the run's value
+    with pytest.raises(ValueError, match="is a playing copy"):
+        train(tiny_config(tmp_path, "total_frames=1000"), resume=str(run_dir / "model.pt"))
+    assert folder_snapshot(run_dir) == before
 
 
 def test_per_role_agent_picks_the_network_of_the_seats_role(tmp_path):

@@ -4,6 +4,7 @@ writers, and the error messages of the API and the CLI."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -70,6 +71,23 @@ def test_cli_end_to_end_writes_all_three_outputs(tmp_path, capsys):
     assert len(files) == 50
     game = load_replay(files[0])
     assert game.is_over and game.seed == 1_000_000
+
+
+def test_two_evals_in_the_same_second_write_separate_reports(tmp_path, capsys, monkeypatch):
+    """The default output folder runs/eval/<timestamp> is made afresh by each run: a second
+    evaluation started in the same second gets its own folder, not the first one's."""
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(time, "strftime", lambda fmt, *args: "20260101-120000")
+    for agents in (["random", "autoplay"], ["greedy", "random"]):
+        assert cli_main(["eval", "--agents", *agents, "--deals", "1", "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    folders = sorted((tmp_path / "runs" / "eval").iterdir())
+    assert [f.name for f in folders] == ["20260101-120000", "20260101-120000-2"]
+    assert [sorted(json.loads((f / "report.json").read_text())["ratings"]) for f in folders] == [
+        ["autoplay", "random"], ["greedy", "random"]]
+    assert all(str(Path("runs/eval") / f.name / "report.json") in err for f in folders)
 
 
 def test_cli_deal_file_written_then_read(tmp_path, capsys):

@@ -18,10 +18,11 @@ from baohuang_eval import evaluate_against
 from agents.ppo import ActorCritic, MaskedCategorical, PPOAgent, PPOConfig, gae
 from agents.ppo.rollout import OpponentPool, Rollouts
 from agents.ppo.trainer import CHECKPOINT_NAME, architecture, ppo_update, train
+from baohuang_cli.cli import main as cli_main
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
 
-from helpers import gym_episode_with_opponents
+from helpers import folder_snapshot, gym_episode_with_opponents
 
 RULES = get_rules("jj")
 TINY = ["num_games=8", "rollout_decisions=256", "minibatch_size=128", "update_epochs=2", "hidden=32", "head=16",
@@ -210,6 +211,22 @@ def test_cli_trains_and_evaluates_with_worker_processes(tmp_path):
     assert "ppo:" in done.stdout and "random" in done.stdout
 
 
+def test_cli_resume_of_a_quick_run_needs_no_config(tmp_path, capfd):
+    """`baohuang train ppo --resume RUN` starts from the run's config (its network sizes,
+    opponents, learning rate), not the defaults; a change of network size is refused and
+    leaves the run as it was."""
+    run_dir = train(tiny_config(tmp_path, "total_frames=500", "learning_rate=0.002"))
+    before = folder_snapshot(run_dir)
+    assert cli_main(["train", "ppo", "--resume", str(run_dir), "--no-eval", "hidden=64"]) == 2
+    assert "hidden is 32 in the run, asked 64" in capfd.readouterr().err
+    assert folder_snapshot(run_dir) == before
+    assert cli_main(["train", "ppo", "--resume", str(run_dir), "--no-eval", "total_frames=1000"]) == 0
+    assert "resumed" in capfd.readouterr().err
+    ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
+    assert ckpt["counters"]["frames"] >= 1000 and ckpt["config"]["learning_rate"] == 0.002
+    assert ckpt["arch"]["hidden"] == 32 and ckpt["config"]["opponent_mix"]["greedy"] == 0.2
+
+
 # --- configs and foreign checkpoints ---------------------------------------------------
 
 def test_config_errors_name_the_key(tmp_path):
@@ -248,7 +265,7 @@ def test_foreign_checkpoints_are_refused(tmp_path):
         DMCAgent.from_checkpoint(path, RULES)
     with pytest.raises(ValueError, match="dmc checkpoint"):
         train(tiny_config(tmp_path, "total_frames=500"), resume="agents/pretrained/dmc_jj.pt")
-    with pytest.raises(ValueError, match="network sizes differ"):
+    with pytest.raises(ValueError, match="hidden is 32 in the run, asked 64"):
         train(tiny_config(tmp_path, "total_frames=500", "hidden=64"), resume=str(run_dir))
     with pytest.raises(ValueError, match="needs its checkpoint"):
         make_agent("ppo", RULES)

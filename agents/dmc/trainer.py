@@ -56,16 +56,6 @@ def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters:
     }
 
 
-def check_resume(saved: DMCConfig, cfg: DMCConfig, path: Path) -> None:
-    """Refuse to resume a checkpoint whose networks differ from the config's."""
-    if (saved.hidden, saved.head) != (cfg.hidden, cfg.head):
-        raise ValueError(f"cannot resume {path}: network sizes differ from the config "
-                         f"(hidden/head {saved.hidden}/{saved.head} vs {cfg.hidden}/{cfg.head})")
-    if saved.networks != cfg.networks:
-        raise ValueError(f"cannot resume {path}: it has networks {saved.networks!r}, "
-                         f"the config asks for {cfg.networks!r}")
-
-
 def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rules | None = None) -> Path:
     """Train, checkpointing into the run directory; returns it. `rules`: the run's rules when
     the caller has built them already (`cfg.build_rules()`)."""
@@ -73,7 +63,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     obs_size = observation_layout(rules).size
     action_size = ActionFeatures(rules).size
     run = open_run(cfg, resume, load=lambda path: load_checkpoint(path, expect=dmc_compatibility(rules)),
-                   counters=DMCCounters(), check=lambda ckpt, saved, path: check_resume(saved, cfg, path), log=log)
+                   counters=DMCCounters(), log=log)
     counters = run.counters
 
     torch.set_num_threads(1)

@@ -122,14 +122,6 @@ def checkpoint_payload(cfg: PPOConfig, rules: Rules, net: ActorCritic, optimizer
     }
 
 
-def check_resume(ckpt: dict[str, Any], saved: PPOConfig, cfg: PPOConfig, arch: dict[str, int], path: Path) -> None:
-    """Refuse to resume a checkpoint whose networks differ from the config's."""
-    if ckpt["arch"] != arch:
-        raise ValueError(f"cannot resume {path}: network sizes differ from the config "
-                         f"(hidden/head/value_hidden {saved.hidden}/{saved.head}/{saved.value_hidden} vs "
-                         f"{cfg.hidden}/{cfg.head}/{cfg.value_hidden})")
-
-
 def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rules | None = None) -> Path:
     """Train, checkpointing into the run directory; returns it. `rules`: the run's rules when
     the caller has built them already (`cfg.build_rules()`)."""
@@ -137,7 +129,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     validate_specs(cfg.opponent_specs(), rules)  # a typo in opponent_mix fails now
     arch = architecture(cfg, rules)
     run = open_run(cfg, resume, load=lambda path: load_ppo_checkpoint(str(path), rules), counters=PPOCounters(),
-                   check=lambda ckpt, saved, path: check_resume(ckpt, saved, cfg, arch, path), log=log)
+                   log=log)
     counters, writer = run.counters, run.writer
 
     torch.set_num_threads(cfg.torch_threads)
