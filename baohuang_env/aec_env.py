@@ -39,8 +39,11 @@ an id; `parse_play` and `action_id` go the other way.
 
 At the end of the deal each seat receives its score under the preset's scoring (zero-sum),
 or with `reward_mode="win"` +1 / -1 / 0 by the sign of its score (its side won, lost or drew).
-No reward before the end. An illegal action ends the game in `env()` (-1 for the offender,
-PettingZoo's TerminateIllegalWrapper); `raw_env()` raises `IllegalActionError`.
+No reward before the end. An illegal action ends the game in `env()` (PettingZoo's
+TerminateIllegalWrapper) with `illegal_reward` for the offender, 0 for the others; `raw_env()`
+raises `IllegalActionError`. An illegal move never pays better than the worst legal deal: the
+default `illegal_reward=None` is the preset's worst score minus 1 with `reward_mode="score"`
+(-25 for jj) and -1 with `reward_mode="win"`; a better explicit value is refused.
 
 ### Version history
 
@@ -60,7 +63,7 @@ from pettingzoo.utils import wrappers
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game
-from .rewards import check_reward_mode, reward
+from .rewards import check_reward_mode, illegal_move_reward, reward
 from .text import render_for_mode
 from .rules import get_rules
 
@@ -100,12 +103,15 @@ AssertOutOfBoundsWrapper = _forwarding(wrappers.AssertOutOfBoundsWrapper)
 OrderEnforcingWrapper = _forwarding(wrappers.OrderEnforcingWrapper, order_enforcing=True)
 
 
-def env(**kwargs: Any) -> AECEnv:
+def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
     """The Baohuang AEC env inside PettingZoo's standard wrappers, as its classic envs do: an
-    illegal move ends the game with -1 for the offender (TerminateIllegalWrapper), actions out
-    of range assert (AssertOutOfBoundsWrapper), call order is enforced (OrderEnforcingWrapper)."""
+    illegal move ends the game with `illegal_reward` for the offender (TerminateIllegalWrapper;
+    default: the preset's worst legal reward, minus 1 in score mode, see
+    `baohuang_env.rewards.illegal_move_reward`), actions out of range assert
+    (AssertOutOfBoundsWrapper), call order is enforced (OrderEnforcingWrapper). `kwargs` go to
+    `raw_env`."""
     e = raw_env(**kwargs)
-    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = TerminateIllegalWrapper(e, illegal_reward=illegal_move_reward(e.rules, e.reward_mode, illegal_reward))
     e = AssertOutOfBoundsWrapper(e)
     return OrderEnforcingWrapper(e)
 

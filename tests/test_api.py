@@ -224,7 +224,7 @@ def _an_illegal_action(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask == 0)[0])
 
 
-def test_env_terminates_with_minus_one_for_an_illegal_action():
+def test_env_terminates_with_the_illegal_reward_for_an_illegal_action():
     e = baohuang_env.env()
     e.reset(seed=7)
     offender = e.agent_selection
@@ -233,9 +233,9 @@ def test_env_terminates_with_minus_one_for_an_illegal_action():
     e.step(_an_illegal_action(obs["action_mask"]))
     assert e.unwrapped.game.actions == before  # the game itself did not move
     assert all(e.terminations.values())
-    assert e.rewards[offender] == -1
+    assert e.rewards[offender] == -25  # jj's worst score, -24, minus 1
     assert all(e.rewards[a] == 0 for a in e.agents if a != offender)
-    assert e._cumulative_rewards[offender] == -1
+    assert e._cumulative_rewards[offender] == -25
 
 
 def test_env_illegal_play_in_the_play_phase_also_terminates():
@@ -249,7 +249,7 @@ def test_env_illegal_play_in_the_play_phase_also_terminates():
     obs, *_ = e.last()
     e.step(_an_illegal_action(obs["action_mask"]))
     assert all(e.terminations.values())
-    assert e.rewards[offender] == -1
+    assert e.rewards[offender] == -25
 
 
 def test_raw_env_raises_illegal_action_error_and_keeps_the_state():
