@@ -122,7 +122,7 @@ class BaohuangGymEnv(gymnasium.Env):
         if self._episode_over:
             raise RuntimeError("step() called after the episode ended; call reset()")
         try:
-            game.step(int(action))
+            game.step(action)  # a non-integer action raises TypeError in any illegal_action mode
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise
