@@ -30,7 +30,7 @@ from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .actor import Collector, actor_process, make_buffers
 from .agent import DMCAgent, dmc_compatibility
-from .config import DMCConfig
+from .config import DMCConfig, with_trained_layout
 from .model import network_names
 
 __all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "DMCCounters", "train"]
@@ -72,7 +72,8 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     rules = cfg.build_rules() if rules is None else rules
     obs_size = observation_layout(rules).size
     action_size = ActionFeatures(rules).size
-    run = open_run(cfg, resume, load=lambda path: load_checkpoint(path, expect=dmc_compatibility(rules)),
+    run = open_run(cfg, resume,
+                   load=lambda path: with_trained_layout(load_checkpoint(path, expect=dmc_compatibility(rules))),
                    counters=DMCCounters(), check=lambda ckpt, saved, path: check_resume(saved, cfg, path), log=log)
     counters = run.counters
 
