@@ -13,7 +13,7 @@ from baohuang_env.gym_env import BaohuangGymEnv
 from baohuang_env.rewards import illegal_move_reward
 from baohuang_env.rules import PRESETS
 from baohuang_env.scoring import worst_score
-from tests.helpers import random_game
+from helpers import random_game
 
 #: The worst deal per preset, by hand from docs/rules.md §6: a lost open solo (-24) in the jj
 #: scheme; weihai's lost open solo doubled by a kick (-48); qingdao's losing team when the
