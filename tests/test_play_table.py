@@ -9,10 +9,13 @@ import argparse
 import re
 import unicodedata
 
+import pytest
+
 from baohuang_cli import play_cmd, replay_cmd
 from baohuang_env import Game, get_rules
 from baohuang_env.knowledge import known_role
 from baohuang_env.replay import save_replay
+from baohuang_env.rules import PRESETS
 from baohuang_env.text import ROLE_NAMES, format_hand, format_suited_hand, render_table
 from helpers import random_game
 
@@ -55,10 +58,13 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def test_the_table_shows_each_role_as_the_viewer_knows_it():
-    for seed in range(6):
-        game = random_game(get_rules("jj"), seed, seed, step_limit=10**6)
-        start = Game(get_rules("jj"), seed=seed)
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_table_shows_each_role_as_the_viewer_knows_it(preset):
+    """Public roles and the viewer's own role are shown, "?" only for what it cannot know."""
+    rules = get_rules(preset)
+    for seed in range(3):
+        game = random_game(rules, seed, seed)
+        start = Game(rules, seed=seed)
         for action in game.actions:
             start.step(action)
             if start.is_over:
