@@ -4,6 +4,7 @@ value is refused before any work starts, as "argument --games: must be ..., got 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 
 def positive_int(text: str) -> int:
@@ -17,7 +18,7 @@ def positive_int(text: str) -> int:
     return value
 
 
-def _float(text: str, ok, allowed: str) -> float:
+def _float(text: str, ok: Callable[[float], bool], allowed: str) -> float:
     try:
         value = float(text)
     except ValueError:
