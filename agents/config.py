@@ -79,6 +79,13 @@ class RunConfig:
         if self.total_minutes <= 0 and self.total_frames <= 0:
             raise ValueError("set total_minutes or total_frames to a positive value")
 
+    @classmethod
+    def trained_config(cls, ckpt: dict[str, Any]) -> dict[str, Any]:
+        """The config a checkpoint was trained with, as a dict: its saved config, completed
+        with any key added since whose default today would misread the checkpoint (none here;
+        a trainer's config overrides this)."""
+        return dict(ckpt["config"])
+
     def build_rules(self) -> Rules:
         """The rules of this run. A trainer calls this once and passes the result down (to its
         actors, rollouts, agents and evaluations); nothing else turns `preset` into rules."""

@@ -290,7 +290,7 @@ def _saved_config(cls: type[R], ckpt: dict[str, Any], path: Path) -> R:
     """The config a checkpoint was trained with."""
     with warnings.catch_warnings():  # a config saved under old key names is not the user's to fix
         warnings.simplefilter("ignore", FutureWarning)
-        return config_from_dict(cls, ckpt["config"], source=f"the config in {path}")
+        return config_from_dict(cls, cls.trained_config(ckpt), source=f"the config in {path}")
 
 
 def _check_resumable(ckpt: dict[str, Any], path: Path) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from baohuang_cli.argtypes import positive_float
 from baohuang_env import Game, action_table, get_rules
 from baohuang_env.game import PLAY
 from baohuang_env.rules import PRESETS
@@ -262,13 +263,11 @@ def add_parser(sub) -> None:
     p.add_argument("--preset", default="jj", help=f"rule preset (default jj): {', '.join(PRESETS)}")
     p.add_argument("--all-presets", action="store_true",
                    help="bench every preset in one run; env() rates also as ratios of jj's")
-    p.add_argument("--seconds", type=float, default=3.0, help="time per rate measurement (default 3)")
+    p.add_argument("--seconds", type=positive_float, default=3.0, help="time per rate measurement (default 3)")
     p.add_argument("--seed", type=int, default=0)
 
 
 def main(args) -> int:
-    if args.seconds <= 0:
-        raise ValueError("--seconds must be > 0")
     if args.all_presets:
         report = run_all_presets(args.seconds, args.seed, log=sys.stderr)
     else:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 import time
 
+from baohuang_cli.argtypes import positive_int
 from baohuang_env.agent import agent_kinds
 from baohuang_env.replay import fresh_folder
 from baohuang_env.rules import get_rules
@@ -41,7 +42,7 @@ def add_parser(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--agents", nargs="+", metavar="SPEC",
                    help=f"agent specs, best first for a ladder: {', '.join(agent_kinds())} or kind:path")
-    p.add_argument("--deals", type=int, default=2000, help="number of deals (default 2000)")
+    p.add_argument("--deals", type=positive_int, default=2000, help="number of deals (default 2000)")
     p.add_argument("--deal-seed", type=int, default=EVAL_SEED_START,
                    help=f"first deal seed; deals use seeds S..S+N-1 (default {EVAL_SEED_START})")
     p.add_argument("--deal-file", help="read the deal set (rules and seeds) from a deal file")
@@ -54,7 +55,7 @@ def add_parser(sub) -> None:
                    help="seat: duplicate rotation, a focal agent against four copies of the other (default); "
                         "team: side duplicate, one agent on the whole emperor's side, the other on the rebels, "
                         "then swapped, roles fixed by the default answers")
-    p.add_argument("--workers", type=int, default=2, help="processes to use (default 2)")
+    p.add_argument("--workers", type=positive_int, default=2, help="processes to use (default 2)")
     p.add_argument("--out", help="output folder (default: a new folder runs/eval/<timestamp>[-N])")
     p.add_argument("--save-replays", metavar="DIR", help="save every game's replay JSON under DIR")
 

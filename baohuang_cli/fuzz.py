@@ -30,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from baohuang_cli.argtypes import positive_int
 from baohuang_env import Game, IllegalActionError, get_rules
 from baohuang_env.cards import NUM_SEATS, dealt_counts
 from baohuang_env.encoding import Encoder
@@ -154,8 +155,10 @@ def _check_range(args: tuple[dict, int, int]) -> list[tuple[int, list[str]]]:
     return [(s, p) for s in range(start, start + count) if (p := check_game(rules, s))]
 
 
-def run_fuzz(preset: str, games: int, seed: int, workers: int = 1, log=sys.stderr) -> list[tuple[int, list[str]]]:
-    """Fuzz `games` games from `seed`; returns [(seed, problems)] for every failing game."""
+def run_fuzz(preset: str, games: int, seed: int, workers: int = 1, log=None) -> list[tuple[int, list[str]]]:
+    """Fuzz `games` games from `seed`; returns [(seed, problems)] for every failing game.
+    Progress goes to `log` (default: sys.stderr as it is at the call, not at import)."""
+    log = sys.stderr if log is None else log
     rules = get_rules(preset)
     chunk = 50
     jobs = [(rules.to_dict(), s, min(chunk, seed + games - s)) for s in range(seed, seed + games, chunk)]
@@ -187,10 +190,10 @@ class _Inline:
 
 def add_parser(sub) -> None:
     p = sub.add_parser("fuzz", help="play random games and check every invariant")
-    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--games", type=positive_int, default=1000, help="games to play (default 1000)")
     p.add_argument("--preset", default="jj", help="rule preset (default jj); every preset is checked")
     p.add_argument("--seed", type=int, default=0, help="first game seed; game i uses seed + i")
-    p.add_argument("--workers", type=int, default=1, help="processes to use (default 1)")
+    p.add_argument("--workers", type=positive_int, default=1, help="processes to use (default 1)")
 
 
 def main(args) -> int:

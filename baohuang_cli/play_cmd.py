@@ -36,7 +36,7 @@ from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, format_play, par
 from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules
 from baohuang_env.text import (
-    decision_help, decision_words, describe_event, format_hand, own_role_text, render_table, result_lines,
+    decision_help, decision_words, describe_event, hand_text, own_role_text, render_table, result_lines,
     role_step, turn_hint,
 )
 
@@ -177,7 +177,7 @@ class HumanTurn:
         self.out("")
         self.out("-" * 72)
         self.out(render_table(game, viewer=seat))
-        self.out(f"Your hand ({game.cards_left[seat]} cards): {format_hand(game.hands[seat], game.kinds.names)}")
+        self.out(f"Your hand ({game.cards_left[seat]} cards): {hand_text(game, seat)}")
         self.out(f"You are seat {seat}: {own_role_text(game, seat)}")
         self.out(turn_hint(game, seat))
         self.show_moves(full=False)
@@ -201,7 +201,7 @@ class HumanTurn:
             self.out(HELP)
             return None
         if low == "hand":
-            self.out(f"Your hand ({game.cards_left[seat]} cards): {format_hand(game.hands[seat], game.kinds.names)}")
+            self.out(f"Your hand ({game.cards_left[seat]} cards): {hand_text(game, seat)}")
             return None
         if low == "table":
             self.out(render_table(game, viewer=seat))

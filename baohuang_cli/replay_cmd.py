@@ -19,6 +19,7 @@ import json
 import time
 from collections.abc import Callable
 
+from baohuang_cli.argtypes import non_negative_float
 from baohuang_cli.terminal import read_line
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
@@ -36,7 +37,7 @@ def add_parser(sub) -> None:
                    help="view the game as this seat: its hand and the roles it knows (default: a spectator, "
                         "who sees everything)")
     p.add_argument("--step", action="store_true", help="wait for Enter after every action (q to quit)")
-    p.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--delay", type=non_negative_float, default=0.0, metavar="SECONDS",
                    help="pause this long after every action when not stepping (default 0)")
 
 
@@ -59,8 +60,6 @@ def load_checked(path: str) -> tuple[Game, dict]:
 
 def main(args, input_fn: InputFn | None = None) -> int:
     read = input_fn or read_line
-    if args.delay < 0:
-        raise ValueError("--delay must be >= 0")
     final, record = load_checked(args.file)
     n = len(final.actions)
     where = f"seed {final.seed}" if "deal" not in record else "a hand-built deal"

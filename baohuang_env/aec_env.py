@@ -39,8 +39,11 @@ an id; `parse_play` and `action_id` go the other way.
 
 At the end of the deal each seat receives its score under the preset's scoring (zero-sum),
 or with `reward_mode="win"` +1 / -1 / 0 by the sign of its score (its side won, lost or drew).
-No reward before the end. An illegal action ends the game in `env()` (-1 for the offender,
-PettingZoo's TerminateIllegalWrapper); `raw_env()` raises `IllegalActionError`.
+No reward before the end. An illegal action ends the game in `env()` (PettingZoo's
+TerminateIllegalWrapper) with `illegal_reward` for the offender, 0 for the others; `raw_env()`
+raises `IllegalActionError`. An illegal move never pays better than the worst legal deal: the
+default `illegal_reward=None` is the preset's worst score minus 1 with `reward_mode="score"`
+(-25 for jj) and -1 with `reward_mode="win"`; a better explicit value is refused.
 
 ### Version history
 
@@ -60,7 +63,7 @@ from pettingzoo.utils import wrappers
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game
-from .rewards import check_reward_mode, reward
+from .rewards import check_reward_mode, illegal_move_reward, reward
 from .text import render_for_mode
 from .rules import get_rules
 
@@ -72,11 +75,18 @@ _HOT_ATTRIBUTES = ("agent_selection", "rewards", "terminations", "truncations", 
 _NEEDS_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
 
 
+def _after_the_end(method: str) -> str:
+    """What `method` says when called after the game ended and every agent was removed."""
+    return f"{method}() called after the game ended and every agent was removed; call reset()"
+
+
 def _forwarding(wrapper: type, order_enforcing: bool = False) -> type:
     """A subclass of a PettingZoo wrapper that forwards the per-step attributes with plain
     properties. The stock wrappers reach them through __getattr__, which Python calls only
     after a failed lookup at every level: half of a step's time here. Behaviour, including
-    OrderEnforcingWrapper's errors before reset, is unchanged, and isinstance still holds."""
+    OrderEnforcingWrapper's errors before reset, is unchanged, and isinstance still holds.
+    With `order_enforcing`, `last()` after the game says so (RuntimeError), as raw_env's does,
+    instead of a KeyError on the removed agent."""
 
     def forward(name: str) -> property:
         if order_enforcing and name in _NEEDS_RESET:
@@ -90,8 +100,16 @@ def _forwarding(wrapper: type, order_enforcing: bool = False) -> type:
         return property(get)
 
     namespace = {n: forward(n) for n in _HOT_ATTRIBUTES}
+    if order_enforcing:
+        def last(self, observe: bool = True):
+            """As AECEnv.last, but a clear RuntimeError, not a KeyError, after the game."""
+            if self._has_reset and not self.env.agents:
+                raise RuntimeError(_after_the_end("last"))
+            return super(cls, self).last(observe)
+        namespace["last"] = last
     namespace["__module__"] = __name__
-    return type(wrapper.__name__, (wrapper,), namespace)
+    cls = type(wrapper.__name__, (wrapper,), namespace)
+    return cls  # named: `last` above refers to it
 
 
 # Bound under the wrappers' own names, so that pickling finds them and str(env) reads as usual.
@@ -100,12 +118,15 @@ AssertOutOfBoundsWrapper = _forwarding(wrappers.AssertOutOfBoundsWrapper)
 OrderEnforcingWrapper = _forwarding(wrappers.OrderEnforcingWrapper, order_enforcing=True)
 
 
-def env(**kwargs: Any) -> AECEnv:
+def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
     """The Baohuang AEC env inside PettingZoo's standard wrappers, as its classic envs do: an
-    illegal move ends the game with -1 for the offender (TerminateIllegalWrapper), actions out
-    of range assert (AssertOutOfBoundsWrapper), call order is enforced (OrderEnforcingWrapper)."""
+    illegal move ends the game with `illegal_reward` for the offender (TerminateIllegalWrapper;
+    default: the preset's worst legal reward, minus 1 in score mode, see
+    `baohuang_env.rewards.illegal_move_reward`), actions out of range assert
+    (AssertOutOfBoundsWrapper), call order is enforced (OrderEnforcingWrapper). `kwargs` go to
+    `raw_env`."""
     e = raw_env(**kwargs)
-    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = TerminateIllegalWrapper(e, illegal_reward=illegal_move_reward(e.rules, e.reward_mode, illegal_reward))
     e = AssertOutOfBoundsWrapper(e)
     return OrderEnforcingWrapper(e)
 
@@ -180,8 +201,20 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[self.game.current_player]
 
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        if not self.agents:
+            raise RuntimeError(_after_the_end("last"))
+        return super().last(observe)
+
     def step(self, action: int) -> None:
-        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+        """Apply the selected agent's action (a dead agent's must be None, as PettingZoo's
+        API says). Raises IllegalActionError (state unchanged) for an illegal action,
+        TypeError for a non-integer one, RuntimeError once every agent is done and removed."""
+        try:
+            dead = self.terminations[self.agent_selection] or self.truncations[self.agent_selection]
+        except KeyError:  # every agent was removed: the game is over
+            raise RuntimeError(_after_the_end("step")) from None
+        if dead:
             return self._was_dead_step(action)
         agent = self.agent_selection
         self._cumulative_rewards[agent] = 0

@@ -19,6 +19,7 @@ the other two. A role step answers with an `Outcome`, which `Game.step` acts on.
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import asdict, dataclass
 from functools import cache
 from typing import Any
@@ -42,6 +43,19 @@ REPLAY_VERSION = 1
 def _describe(table: ActionTable, action: int) -> str:
     """An action id in words, or that it is none."""
     return table.describe(action) if 0 <= action < table.num_actions else "not an action id"
+
+
+def action_index(action: Any) -> int:
+    """`action` as a plain int action id: a Python int, a numpy (or torch) integer or a 0-d
+    integer array. Anything else raises TypeError saying what was given: `int(1.5)` and
+    `int("1")` would silently read as action 1, and a bool is a flag, not an action id."""
+    if not isinstance(action, bool):
+        try:
+            return operator.index(action)
+        except TypeError:
+            pass
+    raise TypeError(f"an action is an integer action id (a Python or numpy int), got {action!r} "
+                    f"({type(action).__name__})")
 
 
 @cache
@@ -276,8 +290,9 @@ class Game:
     # ------------------------------------------------------------------ stepping
     def step(self, action: int) -> None:
         """Apply `current_player`'s action. Raises IllegalActionError and changes nothing
-        when it is not legal now."""
-        action = int(action)
+        when it is not legal now; TypeError when `action` is not an integer id (`action_index`)."""
+        if type(action) is not int:  # the one check on the hot path
+            action = action_index(action)
         seat = self.current_player
         if self.phase == OVER:
             raise IllegalActionError(seat, self.phase, action, "the game is over")

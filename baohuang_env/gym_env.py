@@ -7,8 +7,12 @@ the auto-play 托管 bot of docs/rules.md §7). The observation is the learner's
 
 Illegal actions: check_env and unmasked samplers send any id in `Discrete(N)`. By default
 (`illegal_action="terminate"`) an illegal action ends the episode at once with reward
-`illegal_reward` (default -1) and `info["illegal_action"] = True`, the game untouched, like
-PettingZoo's TerminateIllegalWrapper. `illegal_action="raise"` raises `IllegalActionError`.
+`illegal_reward` and `info["illegal_action"] = True`, the game untouched, like PettingZoo's
+TerminateIllegalWrapper. `illegal_action="raise"` raises `IllegalActionError`. An illegal move
+never pays better than the worst legal deal, or an agent that ignores the mask would learn to
+play one: the default `illegal_reward=None` is the preset's worst score minus 1 with
+`reward_mode="score"` (-25 for jj) and -1 with `reward_mode="win"`; an explicit value better
+than the worst legal reward is refused (`baohuang_env.rewards.illegal_move_reward`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .agent import Agent, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
-from .rewards import check_reward_mode, reward
+from .rewards import check_reward_mode, illegal_move_reward, reward
 from .text import render_for_mode, render_table
 from .rules import get_rules
 
@@ -43,7 +47,7 @@ class BaohuangGymEnv(gymnasium.Env):
         learner_seat: int | str = 0,
         reward_mode: str = "score",
         illegal_action: str = "terminate",
-        illegal_reward: float = -1.0,
+        illegal_reward: float | None = None,
         render_mode: str | None = None,
         **rule_overrides: Any,
     ) -> None:
@@ -55,7 +59,9 @@ class BaohuangGymEnv(gymnasium.Env):
             raise ValueError(f"render_mode {render_mode!r} is not supported; use None, 'human' or 'ansi'")
         if not (learner_seat == "random" or learner_seat in range(NUM_SEATS)):
             raise ValueError(f"learner_seat must be 0..4 or 'random', got {learner_seat!r}")
-        self.reward_mode, self.illegal_action, self.illegal_reward = reward_mode, illegal_action, illegal_reward
+        self.reward_mode, self.illegal_action = reward_mode, illegal_action
+        #: The reward of the illegal move that ends an episode (see the module docstring).
+        self.illegal_reward = illegal_move_reward(self.rules, reward_mode, illegal_reward)
         self.render_mode = render_mode
         self.learner_seat_option = learner_seat
         self.encoder = Encoder(self.rules)
@@ -116,7 +122,7 @@ class BaohuangGymEnv(gymnasium.Env):
         if self._episode_over:
             raise RuntimeError("step() called after the episode ended; call reset()")
         try:
-            game.step(int(action))
+            game.step(action)  # a non-integer action raises TypeError in any illegal_action mode
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise

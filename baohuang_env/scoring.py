@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from itertools import permutations, product
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .rules import Rules
 
 #: Solo tables (docs/rules.md §6.1): (emperor, each other player).
 OPEN_SOLO_SCORES = {True: (24, -6), False: (-24, 6)}  # keyed by "emperor went out first"
@@ -216,3 +222,28 @@ def _score_qingdao(places: list[int], emperor: int, guard: int, solo: str) -> De
     rebel_total = sum(pts) - royal_total
     scores = [royal_total if s in royal else rebel_total for s in range(5)]
     return DealScore(scores, pts, mult)
+
+
+@cache
+def worst_score(rules: Rules) -> int:
+    """The lowest deal score (the reward of `reward_mode="score"`) any seat can get under
+    `rules`: the minimum of `score_deal` over every finishing order, solo kind, open guard,
+    successful rebellion, kick and surrender that the preset's scheme and flags can score, and
+    0 (a void deal). Combinations `score_deal` refuses are skipped; one the role phase never
+    reaches only lowers the bound, so no legal deal scores below it. The envs use it so that
+    an illegal move never pays better than the worst legal outcome (jj: -24, a lost open solo)."""
+    effect = rules.rebellion if rules.rebellion in _EFFECTS_OF_SCHEME[rules.scoring] else "none"
+    worst = 0  # a void deal (流局) scores nothing
+    if rules.surrender:
+        worst = min(worst, *score_deal(rules.scoring, [0] * 5, 0, 0, "hidden", surrendered=True).scores)
+    for places, (guard, solo), open_guard, rebellion, kicked in product(
+            permutations(range(1, 6)), ((1, "none"), (0, "hidden"), (0, "open")), (False, True),
+            ("none", "succeeded") if effect != "none" else ("none",), (False, True) if rules.kick else (False,)):
+        try:
+            deal = score_deal(rules.scoring, places, 0, guard, solo, open_guard=open_guard, rebellion=rebellion,
+                              rebellion_effect=effect, kicked=kicked,
+                              open_guard_multiplier=rules.open_guard_multiplier)
+        except ValueError:
+            continue  # a combination no deal of these rules can produce
+        worst = min(worst, *deal.scores)
+    return worst

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from .actions import DECISION_ID, DECISIONS, FIRST_PLAY, PASS, format_play
-from .cards import NUM_SEATS
+from .cards import NUM_SEATS, SUITS
 from .game import PLAY, ROLE, Game
 from .knowledge import GUARD, REBEL, SOLO, known_role, own_role, public_role
 
@@ -80,6 +80,42 @@ def format_hand(counts: Sequence[int], names: Sequence[str]) -> str:
             else:
                 parts.append(sym * c if c <= 3 else f"{sym}x{c}")
     return " ".join(parts) or "-"
+
+
+def format_suited_hand(suit_counts: Sequence[Sequence[int]], names: Sequence[str]) -> str:
+    """A hand with suits, low to high and suits in `cards.SUITS` order: "♣6 ♠6x2 ♥Kx3 SJ BJx2"
+    (jokers have no suit). The calling presets' view while suits matter: the suit-rank called
+    decides the guard, the holder of its fourth copy."""
+    parts = []
+    for name, per_suit in zip(names, suit_counts, strict=True):
+        sym = "T" if name == "10" else name
+        if len(sym) > 1:  # a joker (or SP): one suit-rank, counted in suit 0
+            count = sum(per_suit)
+            if count:
+                parts.append(sym if count == 1 else f"{sym}x{count}")
+            continue
+        parts += [f"{suit}{sym}" + (f"x{c}" if c > 1 else "") for suit, c in zip(SUITS, per_suit, strict=True) if c]
+    return " ".join(parts) or "-"
+
+
+def hand_text(game: Game, seat: int) -> str:
+    """`seat`'s hand as the table shows it: with suits while they matter (a calling preset
+    before the call, `Game.suits`), else in plain card notation (`format_hand`)."""
+    if game.suits is not None:
+        return format_suited_hand(game.suits[seat], game.kinds.names)
+    return format_hand(game.hands[seat], game.kinds.names)
+
+
+def _status(game: Game, seat: int) -> str:
+    """A seat's status column: out with its place, the place of a seat that still held cards
+    when the deal ended (it never went out), passed, or to act."""
+    if not game.is_over and seat == game.current_player:
+        return "<- to act"
+    place = game.places[seat]
+    if place:
+        left = game.cards_left[seat]
+        return f"place {place} (still held {left})" if left else f"out #{place}"
+    return "passed" if game.passed[seat] else ""
 
 
 def role_step(game: Game) -> str | None:
@@ -173,24 +209,21 @@ def render_for_mode(game: Game, render_mode: str | None) -> str | None:
 
 
 def render_table(game: Game, viewer: int | None = None) -> str:
-    """The table as `viewer` sees it: a seat (marked "*") sees its own hand and the roles as
-    it knows them (`role_label`); a spectator (`viewer` None) sees every hand and every
-    role. Then the play to beat or the role step, and the scores once the deal is over."""
+    """The table as `viewer` sees it: a seat (marked "*") sees its own hand (with suits while
+    they matter, `hand_text`) and the roles as it knows them (`role_label`); a spectator
+    (`viewer` None) sees every hand and every role. Seats that went out show their place
+    ("out #2"); at the end, those that still held cards show it too ("place 4 (still held 7)").
+    Then the play to beat or the role step, and the scores once the deal is over."""
     kinds = game.kinds.names
     header = f"Baohuang [{game.rules.preset}, play goes {game.rules.display_direction}]  phase: {game.phase}"
     if not game.is_over:
         header += f"  to act: seat {game.current_player}"
-    lines = [header, f"{'seat':<6}{_pad('role', ROLE_WIDTH)}{'cards':>5}  {'status':<12}hand"]
-    for s in range(NUM_SEATS):
-        status = ""
-        if game.places[s]:
-            status = f"out #{game.places[s]}"
-        elif game.passed[s]:
-            status = "passed"
-        if not game.is_over and s == game.current_player:
-            status = "<- to act"
+    statuses = [_status(game, s) for s in range(NUM_SEATS)]
+    width = max(12, *(len(st) + 2 for st in statuses))
+    lines = [header, f"{'seat':<6}{_pad('role', ROLE_WIDTH)}{'cards':>5}  {'status':<{width}}hand"]
+    for s, status in enumerate(statuses):
         sees = viewer in (None, s)
-        hand = format_hand(game.hands[s], kinds) if sees else "(hidden)"
+        hand = hand_text(game, s) if sees else "(hidden)"
         marks = []
         if game.phase == ROLE and s == game.emperor_card_seat:
             marks.append("holds the emperor card")
@@ -198,7 +231,7 @@ def render_table(game: Game, viewer: int | None = None) -> str:
             marks.append("holds the guard card")
         seat = f"{s}{'*' if s == viewer else ''}"
         lines.append(f"{seat:<6}{_pad(role_label(game, s, viewer), ROLE_WIDTH)}{game.cards_left[s]:>5}  "
-                     f"{status:<12}{hand}" + (f"  [{', '.join(marks)}]" if marks else ""))
+                     f"{status:<{width}}{hand}" + (f"  [{', '.join(marks)}]" if marks else ""))
     trick = game.trick
     if trick is not None:
         play, by = trick
@@ -207,7 +240,9 @@ def render_table(game: Game, viewer: int | None = None) -> str:
         lines.append(f"seat {game.current_player} leads a new trick")
     elif game.phase == ROLE:
         if any(game.pile):
-            lines.append(f"tribute pile (贴牌) with the emperor card: {format_hand(game.pile, kinds)}")
+            pile_suits = game.cards.pile_suits
+            pile = format_hand(game.pile, kinds) if pile_suits is None else format_suited_hand(pile_suits, kinds)
+            lines.append(f"tribute pile (贴牌) with the emperor card: {pile}")
         lines.append(f"role phase, {STEP_WORDS[role_step(game)]}")
     if game.result is not None:
         lines.append("scores: " + "  ".join(f"seat {s}: {v:+d}" for s, v in enumerate(game.result.scores)))

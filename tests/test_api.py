@@ -224,7 +224,7 @@ def _an_illegal_action(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask == 0)[0])
 
 
-def test_env_terminates_with_minus_one_for_an_illegal_action():
+def test_env_terminates_with_the_illegal_reward_for_an_illegal_action():
     e = baohuang_env.env()
     e.reset(seed=7)
     offender = e.agent_selection
@@ -233,9 +233,9 @@ def test_env_terminates_with_minus_one_for_an_illegal_action():
     e.step(_an_illegal_action(obs["action_mask"]))
     assert e.unwrapped.game.actions == before  # the game itself did not move
     assert all(e.terminations.values())
-    assert e.rewards[offender] == -1
+    assert e.rewards[offender] == -25  # jj's worst score, -24, minus 1
     assert all(e.rewards[a] == 0 for a in e.agents if a != offender)
-    assert e._cumulative_rewards[offender] == -1
+    assert e._cumulative_rewards[offender] == -25
 
 
 def test_env_illegal_play_in_the_play_phase_also_terminates():
@@ -249,7 +249,7 @@ def test_env_illegal_play_in_the_play_phase_also_terminates():
     obs, *_ = e.last()
     e.step(_an_illegal_action(obs["action_mask"]))
     assert all(e.terminations.values())
-    assert e.rewards[offender] == -1
+    assert e.rewards[offender] == -25
 
 
 def test_raw_env_raises_illegal_action_error_and_keeps_the_state():
@@ -317,3 +317,35 @@ def test_same_seed_same_observations_despite_global_rng_noise():
     assert quiet == noisy
     other = _hashes_with_global_noise(2025, noise=True)
     assert other != quiet  # the hashes do depend on the deal
+
+
+# --------------------------------------------------------------------------- after the end
+
+
+def _finished(e):
+    """Play `e` (raw_env or env()) to the end with the first legal action, stepping the dead
+    agents with None until PettingZoo has removed every agent."""
+    e.reset(seed=11)
+    for _ in e.agent_iter():
+        obs, _, termination, truncation, _ = e.last()
+        e.step(None if termination or truncation else int(_legal(obs["action_mask"])[0]))
+    assert e.agents == []
+    return e
+
+
+def test_raw_env_says_the_game_is_over_after_the_end():
+    e = _finished(raw_env())
+    with pytest.raises(RuntimeError, match=r"^last\(\) called after the game ended and every agent was removed; "
+                                           r"call reset\(\)$"):
+        e.last()
+    for action in (0, None):
+        with pytest.raises(RuntimeError, match=r"^step\(\) called after the game ended.*call reset\(\)$"):
+            e.step(action)
+    e.reset(seed=1)  # and reset() starts a new game
+    assert e.last()[2] is False
+
+
+def test_env_last_says_the_game_is_over_after_the_end():
+    e = _finished(baohuang_env.env())
+    with pytest.raises(RuntimeError, match=r"^last\(\) called after the game ended.*call reset\(\)$"):
+        e.last()

@@ -133,7 +133,7 @@ def test_shared_network_trains_plays_and_refuses_a_per_role_resume(tmp_path):
         game.step(agent.act(obs, mask))
     assert networks == {0}
     with pytest.raises(ValueError, match=r"networks is 'shared' in the run, asked 'per_role'"):
-        train(tiny_config(tmp_path, "total_frames=4000"), resume=str(run_dir))
+        train(tiny_config(tmp_path, "networks=per_role", "total_frames=4000"), resume=str(run_dir))
 
 
 def test_cli_resume_continues_with_the_runs_own_config(tmp_path, capfd):
@@ -184,7 +184,7 @@ def test_a_refused_resume_says_why_and_changes_nothing(tmp_path, capfd):
 def test_per_role_agent_picks_the_network_of_the_seats_role(tmp_path):
     """Also: a checkpoint from before `networks` existed (no such key in its arch) loads as
     per-role networks."""
-    run_dir = train(tiny_config(tmp_path, "total_frames=500"))
+    run_dir = train(tiny_config(tmp_path, "networks=per_role", "total_frames=500"))
     ckpt = torch.load(run_dir / "model.pt", weights_only=True)
     assert ckpt["arch"].pop("networks") == "per_role"
     torch.save(ckpt, tmp_path / "older.pt")

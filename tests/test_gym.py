@@ -95,12 +95,12 @@ def _an_illegal_action(info) -> int:
 
 
 def test_illegal_action_terminates_with_illegal_reward():
-    env = BaohuangGymEnv(illegal_reward=-5.0)
+    env = BaohuangGymEnv(illegal_reward=-30.0)
     obs, info = env.reset(seed=3)
     actions_before = list(env.game.actions)
     obs2, reward, terminated, truncated, info2 = env.step(_an_illegal_action(info))
     assert terminated and not truncated
-    assert reward == -5.0
+    assert reward == -30.0
     assert info2["illegal_action"] is True
     assert env.game.actions == actions_before  # the game was left as it was
     np.testing.assert_array_equal(obs2, obs)
@@ -116,7 +116,7 @@ def test_illegal_play_in_the_play_phase_terminates():
     while env.game.phase != "play":
         _, _, _, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
     _, reward, terminated, _, info = env.step(_an_illegal_action(info))
-    assert terminated and reward == -1.0 and info["illegal_action"] is True
+    assert terminated and reward == -25.0 and info["illegal_action"] is True
 
 
 def test_illegal_action_raises_in_raise_mode():

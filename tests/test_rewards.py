@@ -49,7 +49,7 @@ def test_envs_and_trainer_configs_use_it():
         assert make("win").reward_mode == "win"
         with pytest.raises(ValueError, match=r"reward_mode 'points' is not supported; use one of"):
             make("points")
-    assert load_config(PPOConfig).reward_mode == "win" and load_config(DMCConfig).reward_mode == "score"
+    assert load_config(PPOConfig).reward_mode == "win" and load_config(DMCConfig).reward_mode == "win"
     with pytest.warns(FutureWarning, match=r"'objective' is deprecated; call it 'reward_mode'"):
         assert load_config(PPOConfig, None, ["objective=score"]).reward_mode == "score"
     with pytest.raises(ValueError, match="old name of 'reward_mode'"), warnings.catch_warnings():

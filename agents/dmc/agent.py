@@ -10,6 +10,7 @@ from baohuang_env.rules import Rules
 from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
 from ..checkpoint import compatibility, load_checkpoint
 from ..networks import ActionScorer, NumpyScorer
+from .config import checkpoint_networks
 from .model import network_names, role_index
 
 
@@ -47,7 +48,7 @@ class DMCAgent:
             raise ValueError(f"{path} is not a DMC checkpoint")
         arch = ckpt["arch"]
         nets = []
-        for name in network_names(arch.get("networks", "per_role")):  # older checkpoints: per role
+        for name in network_names(checkpoint_networks(arch)):
             net = ActionScorer(arch["obs_size"], arch["action_size"], arch["hidden"], arch["head"])
             net.load_state_dict(ckpt["models"][name])
             net.eval()

@@ -1,11 +1,28 @@
-"""The DMC trainer's config: one dataclass, loaded from YAML (`configs/dmc_*.yaml`)."""
+"""The DMC trainer's config: one dataclass, loaded from YAML (`configs/dmc_*.yaml`).
+
+The defaults are the recommended recipe (what `configs/dmc_quick.yaml` trains with: one
+shared network, the win rewards, learning rate 0.001), so `baohuang train dmc` without
+`--config` trains it too. Checkpoints keep the layout they were trained with: one written
+before `networks` existed holds per-role networks (`checkpoint_networks`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..config import RunConfig
 from .model import network_names
+
+#: The network layout of checkpoints written before the `networks` key existed.
+LEGACY_NETWORKS = "per_role"
+
+
+def checkpoint_networks(arch: dict[str, Any]) -> str:
+    """The network layout a checkpoint was trained with, from its `arch` (or its saved config):
+    its `networks`, or per-role for a checkpoint from before the key existed, whatever the
+    default is today."""
+    return arch.get("networks", LEGACY_NETWORKS)
 
 
 @dataclass
@@ -14,22 +31,25 @@ class DMCConfig(RunConfig):
 
     exp_name: str = "dmc"
     """Name of the experiment, part of the run directory name."""
+    reward_mode: str = "win"
+    """As `RunConfig.reward_mode`; DMC's default is "win", measured better than "score" on a
+    short budget (docs/training.md, "Measured")."""
     actors: int = 2
     """Actor processes; 0 runs the actor inline in the learner (deterministic, for tests)."""
     epsilon: float = 0.05
     """Exploration: an actor plays a uniformly random legal action with this probability."""
-    networks: str = "per_role"
-    """"per_role": one Q network per role (emperor, guard, rebel, solo), DouZero's layout.
-    "shared": one network for every role; it reads the role from the observation, so every
-    seat's decisions train it (about five times the data of the emperor's or the guard's
-    network), which learns faster on a short budget."""
+    networks: str = "shared"
+    """"shared" (the default): one network for every role; it reads the role from the
+    observation, so every seat's decisions train it (about five times the data of the
+    emperor's or the guard's network), which learns faster on a short budget.
+    "per_role": one Q network per role (emperor, guard, rebel, solo), DouZero's layout."""
     unroll_length: int = 64
     """Rows per buffer slot (transitions an actor writes before handing a slot over)."""
     slots_per_role: int = 48
     """Shared buffer slots per network (per role network, or of the one shared network)."""
     batch_slots: int = 8
     """Slots per learner batch: a batch is batch_slots * unroll_length rows of one network."""
-    learning_rate: float = 0.0005
+    learning_rate: float = 0.001
     """Adam learning rate."""
     max_grad_norm: float = 10.0
     """Gradient clipping norm."""
@@ -37,6 +57,13 @@ class DMCConfig(RunConfig):
     """Width of the state layers and of the joint state-action layer."""
     head: int = 128
     """Width of the last hidden layer."""
+
+    @classmethod
+    def trained_config(cls, ckpt: dict[str, Any]) -> dict[str, Any]:
+        """The saved config, with the `networks` of the checkpoint's arch when the config
+        predates the key: a resumed run reads the layout it was trained with, not today's
+        default."""
+        return {"networks": checkpoint_networks(ckpt["arch"]), **ckpt["config"]}
 
     def validate(self) -> None:
         super().validate()
