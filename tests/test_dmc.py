@@ -157,7 +157,8 @@ def test_a_refused_resume_says_why_and_changes_nothing(tmp_path, capfd):
     """A playing copy (model.pt, an export) is not resumable: the message says what to resume
     from. A key that cannot change mid-run is refused, naming both values. Either way the run
     directory is left exactly as it was (no config.yaml rewrite, no TensorBoard file)."""
-    run_dir = train(tiny_config(tmp_path, "total_frames=500"))
+    run_dir = train(tiny_config(tmp_path, "total_frames=500", "networks=per_role", "reward_mode=score",
+                                "learning_rate=0.0005"))
     export = tmp_path / "exported.pt"
     export.write_bytes((run_dir / "model.pt").read_bytes())
     before = folder_snapshot(run_dir)
