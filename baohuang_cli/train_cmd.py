@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from baohuang_cli.argtypes import positive_int
+
 #: algorithm (also its agent kind) -> (config class, train function), imported when used (torch).
 ALGOS = {
     "dmc": ("agents.dmc.config:DMCConfig", "agents.dmc.trainer:train"),
@@ -35,7 +37,7 @@ def add_parser(sub) -> None:
     p.add_argument("--resume", help="run directory (or its checkpoint.pt) to continue, with its own config; "
                                     "the budget, cadences and evaluations may change (key=value)")
     p.add_argument("--no-eval", action="store_true", help="skip the final evaluation table")
-    p.add_argument("--workers", type=int, default=2, help="processes for the final evaluation")
+    p.add_argument("--workers", type=positive_int, default=2, help="processes for the final evaluation")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_minutes=2")
 
 

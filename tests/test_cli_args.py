@@ -17,6 +17,7 @@ from baohuang_cli import cli
         (["fuzz", "--games", "2.5"], "argument --games: must be a positive integer (1 or more), got '2.5'"),
         (["eval", "--agents", "random", "random", "--deals", "-1"], "argument --deals: must be a positive integer"),
         (["eval", "--agents", "random", "random", "--workers", "0"], "argument --workers: must be a positive integer"),
+        (["train", "dmc", "--workers", "0"], "argument --workers: must be a positive integer"),
         (["bench", "--seconds", "0"], "argument --seconds: must be a number of seconds > 0, got '0'"),
         (["bench", "--seconds", "nan"], "argument --seconds: must be a number of seconds > 0, got 'nan'"),
         (["replay", "x.json", "--delay", "-1"], "argument --delay: must be a number of seconds >= 0, got '-1'"),
