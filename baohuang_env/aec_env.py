@@ -102,10 +102,14 @@ def _forwarding(wrapper: type, order_enforcing: bool = False) -> type:
     namespace = {n: forward(n) for n in _HOT_ATTRIBUTES}
     if order_enforcing:
         def last(self, observe: bool = True):
-            """As AECEnv.last, but a clear RuntimeError, not a KeyError, after the game."""
-            if self._has_reset and not self.env.agents:
-                raise RuntimeError(_after_the_end("last"))
-            return super(cls, self).last(observe)
+            """As AECEnv.last, but a clear RuntimeError, not a KeyError, after the game (checked
+            only when the lookup fails, so the normal path pays nothing)."""
+            try:
+                return super(cls, self).last(observe)
+            except KeyError:
+                if self._has_reset and not self.env.agents:
+                    raise RuntimeError(_after_the_end("last")) from None
+                raise
         namespace["last"] = last
     namespace["__module__"] = __name__
     cls = type(wrapper.__name__, (wrapper,), namespace)
@@ -201,10 +205,15 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[self.game.current_player]
 
+
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
-        if not self.agents:
-            raise RuntimeError(_after_the_end("last"))
-        return super().last(observe)
+        """As AECEnv.last, but a clear RuntimeError, not a KeyError, after the game."""
+        try:
+            return super().last(observe)
+        except KeyError:
+            if not self.agents:
+                raise RuntimeError(_after_the_end("last")) from None
+            raise
 
     def step(self, action: int) -> None:
         """Apply the selected agent's action (a dead agent's must be None, as PettingZoo's
