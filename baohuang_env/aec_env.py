@@ -207,13 +207,15 @@ class raw_env(AECEnv, EzPickle):
 
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
-        """As AECEnv.last, but a clear RuntimeError, not a KeyError, after the game."""
+        """As AECEnv.last (written out: this runs every step), but a clear RuntimeError, not a
+        KeyError, after the game."""
+        agent = self.agent_selection
         try:
-            return super().last(observe)
-        except KeyError:
-            if not self.agents:
-                raise RuntimeError(_after_the_end("last")) from None
-            raise
+            rewards = self._cumulative_rewards[agent]
+        except KeyError:  # every agent was removed: the game is over
+            raise RuntimeError(_after_the_end("last")) from None
+        return (self.observe(agent) if observe else None, rewards, self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def step(self, action: int) -> None:
         """Apply the selected agent's action (a dead agent's must be None, as PettingZoo's
