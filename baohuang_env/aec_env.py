@@ -102,18 +102,20 @@ def _forwarding(wrapper: type, order_enforcing: bool = False) -> type:
     namespace = {n: forward(n) for n in _HOT_ATTRIBUTES}
     if order_enforcing:
         def last(self, observe: bool = True):
-            """As AECEnv.last, but a clear RuntimeError, not a KeyError, after the game (checked
-            only when the lookup fails, so the normal path pays nothing)."""
+            """AECEnv.last written out (it runs every step), but a clear RuntimeError, not a
+            KeyError, after the game (checked only when the lookup fails)."""
+            agent = self.agent_selection
             try:
-                return super(cls, self).last(observe)
+                rewards = self._cumulative_rewards[agent]
             except KeyError:
                 if self._has_reset and not self.env.agents:
                     raise RuntimeError(_after_the_end("last")) from None
                 raise
+            return (self.observe(agent) if observe else None, rewards, self.terminations[agent],
+                    self.truncations[agent], self.infos[agent])
         namespace["last"] = last
     namespace["__module__"] = __name__
-    cls = type(wrapper.__name__, (wrapper,), namespace)
-    return cls  # named: `last` above refers to it
+    return type(wrapper.__name__, (wrapper,), namespace)
 
 
 # Bound under the wrappers' own names, so that pickling finds them and str(env) reads as usual.
