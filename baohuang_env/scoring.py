@@ -225,13 +225,15 @@ def _score_qingdao(places: list[int], emperor: int, guard: int, solo: str) -> De
 
 
 @cache
+@cache
 def worst_score(rules: Rules) -> int:
     """The lowest deal score (the reward of `reward_mode="score"`) any seat can get under
     `rules`: the minimum of `score_deal` over every finishing order, solo kind, open guard,
     successful rebellion, kick and surrender that the preset's scheme and flags can score, and
     0 (a void deal). Combinations `score_deal` refuses are skipped; one the role phase never
     reaches only lowers the bound, so no legal deal scores below it. The envs use it so that
-    an illegal move never pays better than the worst legal outcome (jj: -24, a lost open solo)."""
+    an illegal move never pays better than the worst legal outcome (jj: -24, a lost open solo).
+    Cached per rule set: every env built on the rules asks for it."""
     effect = rules.rebellion if rules.rebellion in _EFFECTS_OF_SCHEME[rules.scoring] else "none"
     worst = 0  # a void deal (流局) scores nothing
     if rules.surrender:

@@ -112,6 +112,14 @@ def _matrix_and_ratings(report: Report, per: str) -> list[str]:
     return lines
 
 
+def _head_to_head_row(p: PairGames, last_rate: str) -> str:
+    """A pair's head-to-head row, both protocols: paired difference, counts, A's win rate,
+    then the protocol's own rate (B's focal win rate, or A's duplicate win rate), verdict."""
+    ps: PairedStats = p.paired
+    return (f"| {_cell(p.a)} | {_cell(p.b)} | {ps.n} | {_mean(ps.mean, ps.low, ps.high, signed=True)} | "
+            f"{ps.a_better} / {ps.ties} / {ps.b_better} | {_pct(p.table_a['overall'])} | {last_rate} | {_verdict(p)} |")
+
+
 def _team_markdown(report: Report) -> list[str]:
     lines = [
         "",
@@ -124,11 +132,7 @@ def _team_markdown(report: Report) -> list[str]:
         "A duplicate win rate | verdict |",
         "|---|---|---:|---|---|---|---|---|",
     ]
-    for p in report.pairs:
-        ps: PairedStats = p.paired
-        lines.append(f"| {_cell(p.a)} | {_cell(p.b)} | {ps.n} | {_mean(ps.mean, ps.low, ps.high, signed=True)} | "
-                     f"{ps.a_better} / {ps.ties} / {ps.b_better} | {_pct(p.table_a['overall'])} | "
-                     f"{_dup(p.duplicate)} | {_verdict(p)} |")
+    lines += [_head_to_head_row(p, _dup(p.duplicate)) for p in report.pairs]
     for p in report.pairs:
         solos = len({r.deal for r in p.records if r.solo})
         lines += ["", f"## Side results: {_cell(p.a)} vs {_cell(p.b)}", "",
@@ -157,11 +161,7 @@ def _seat_markdown(report: Report) -> list[str]:
         "| verdict |",
         "|---|---|---:|---|---|---|---|---|",
     ]
-    for p in report.pairs:
-        ps: PairedStats = p.paired
-        lines.append(f"| {_cell(p.a)} | {_cell(p.b)} | {ps.n} | {_mean(ps.mean, ps.low, ps.high, signed=True)} | "
-                     f"{ps.a_better} / {ps.ties} / {ps.b_better} | {_pct(p.table_a['overall'])} | "
-                     f"{_pct(p.table_b['overall'])} | {_verdict(p)} |")
+    lines += [_head_to_head_row(p, _pct(p.table_b["overall"])) for p in report.pairs]
     for p in report.pairs:
         lines += ["", f"## Focal results: {_cell(p.a)} vs {_cell(p.b)}", "", *FOCAL_HEADER]
         lines += _focal_rows(p.a, p.table_a) + _focal_rows(p.b, p.table_b)

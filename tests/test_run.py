@@ -51,18 +51,29 @@ def config(*overrides: str) -> RunConfig:
     return load_config(RunConfig, None, list(overrides))
 
 
-def test_clock_cadences_and_time_budget():
+def run_minute(eval_seconds: float = 0.0) -> tuple[FakeTime, Counters, RunClock, dict[str, list[int]]]:
+    """A one-minute run on a fake clock that ticks every second (log every 5 s, checkpoint
+    every 30 s, evaluate every 15 s, each evaluation taking `eval_seconds`): the clock, the
+    counters and the training seconds at which each event fired."""
     now = FakeTime()
     counters = Counters()
     clock = RunClock(config("total_minutes=1", "log_seconds=5", "checkpoint_minutes=0.5", "eval_minutes=0.25"),
                      counters, clock=now)
-    fired = {"log": [], "checkpoint": [], "eval": []}
+    fired: dict[str, list[int]] = {"log": [], "checkpoint": [], "eval": []}
     while not clock.done():
         now.t += 1.0
         clock.tick()
         for event, times in fired.items():
             if clock.due(event):
                 times.append(round(counters.elapsed_s))
+                if event == "eval" and eval_seconds:
+                    with clock.evaluating():
+                        now.t += eval_seconds
+    return now, counters, clock, fired
+
+
+def test_clock_cadences_and_time_budget():
+    _, counters, clock, fired = run_minute()
     assert fired["log"][:3] == [5, 10, 15] and fired["checkpoint"] == [30, 60] and fired["eval"] == [15, 30, 45, 60]
     assert counters.elapsed_s == pytest.approx(60.0, abs=2.0) and clock.remaining_s == 0.0
 
@@ -71,20 +82,8 @@ def test_evaluation_time_spends_neither_the_budget_nor_the_cadences():
     """A minute of training with a 20 s evaluation every 15 s of it: the run trains its whole
     minute (80 s of evaluation besides, 140 s of wall time), and the log, checkpoint and
     evaluation periods are training time."""
-    now = FakeTime()
-    counters = Counters()
-    clock = RunClock(config("total_minutes=1", "log_seconds=5", "checkpoint_minutes=0.5", "eval_minutes=0.25"),
-                     counters, clock=now)
-    wall_start, fired = now.t, {"log": [], "checkpoint": [], "eval": []}
-    while not clock.done():
-        now.t += 1.0
-        clock.tick()
-        for event, times in fired.items():
-            if clock.due(event):
-                times.append(round(counters.elapsed_s))
-                if event == "eval":
-                    with clock.evaluating():
-                        now.t += 20.0
+    wall_start = FakeTime().t
+    now, counters, clock, fired = run_minute(eval_seconds=20.0)
     assert fired["log"][:4] == [5, 10, 15, 20] and fired["checkpoint"] == [30, 60]
     assert fired["eval"] == [15, 30, 45, 60]
     assert counters.elapsed_s == pytest.approx(60.0) and counters.eval_s == pytest.approx(80.0)
