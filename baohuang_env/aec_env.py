@@ -23,10 +23,11 @@ whose every card, sorted high to low, is strictly higher. See `docs/rules.md`.
 `{"observation": float32 vector, "action_mask": int8 vector}` from the observing seat's point of
 view: relative seat 0 is the observer, 1 the seat that plays after it, and so on. The vector's
 slices (name, offset, length, scale) are in `baohuang_env.observation.observation_layout(rules)`
-(whose `decode` gives the integer facts back) and in `docs/observation.md`: phase, own hand (thermometer), unseen cards, cards left per seat, cards
-played per seat, passes in this trick, places, the emperor, the emperor-card holder (role
-phase), the guard if known to the observer, own role, open-guard/open-solo flags, the play to
-beat and its player, and the last 8 plays. The mask is all zeros for seats not on turn.
+(whose `decode` gives the integer facts back) and in `docs/observation.md`: phase, own hand
+(thermometer), unseen cards, cards left per seat, cards played per seat, passes in this trick,
+places, the emperor, the emperor-card holder (role phase), the guard if known to the observer,
+own role, open-guard/open-solo flags, the play to beat and its player, and the last 8 plays.
+The mask is all zeros for seats not on turn.
 
 ### Action space
 
