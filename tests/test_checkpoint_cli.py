@@ -85,7 +85,7 @@ def test_a_text_file_is_not_a_checkpoint(capsys, tmp_path):
     text.write_text("hello\n")
     err = cli_error(capsys, ["eval", "--agents", f"dmc:{text}", "random", "--deals", "1"])
     assert f"{text} is not a checkpoint" in err and "written by `baohuang train` or `baohuang export`" in err
-    assert "101" not in err
+    assert "101" not in err.replace(str(tmp_path), "TMP")  # torch's raw "…: 101" (the byte 'e'); the path may hold 101
 
 
 class _Payload:
