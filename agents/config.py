@@ -63,6 +63,9 @@ class RunConfig:
     """Scripted bots to evaluate against (agent specs)."""
     eval_deals: int = 20
     """Duplicate deals of the periodic evaluation."""
+    eval_protocol: str = "team"
+    """Protocol of the periodic evaluation: "team" (the agent plays a whole side against the
+    opponent's side, the headline figure) or "seat" (one seat among four copies of it)."""
     final_eval_deals: int = 100
     """Duplicate deals of the evaluation printed at the end."""
     eval_deal_seed: int = 1_000_000
@@ -76,6 +79,8 @@ class RunConfig:
         """Raise ValueError naming the first knob with an impossible value."""
         check_reward_mode(self.reward_mode)
         check_distinct_tags("eval_opponents", self.eval_opponents)
+        if self.eval_protocol not in ("team", "seat"):
+            raise ValueError(f"eval_protocol must be 'team' or 'seat', got {self.eval_protocol!r}")
         if self.total_minutes <= 0 and self.total_frames <= 0:
             raise ValueError("set total_minutes or total_frames to a positive value")
 

@@ -1,5 +1,6 @@
-"""Opponents named in trainer configs (`eval_opponents`, PPO's `opponent_mix`) as they appear
-in TensorBoard: one short tag per agent spec, free of the `/` and `:` a checkpoint's path
+"""Opponents of the trainers: the opponent mix of training games (`opponent_mix` of DMC and
+PPO: which seats an opponent takes, what a mix may hold) and the names opponents have in
+TensorBoard: one short tag per agent spec, free of the `/` and `:` a checkpoint's path
 brings (a `/` would nest the tag in TensorBoard's tree). Both trainers name every opponent
 through `opponent_tag`.
 """
@@ -7,8 +8,17 @@ through `opponent_tag`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
+
+import numpy as np
+
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.game import Game
+
+#: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
+#: past snapshot of the learner from the pool (PPO only).
+SELF, SNAPSHOTS = "self", "snapshots"
 
 #: The file names a run writes (`agents.run.CHECKPOINT_NAME`, `MODEL_NAME`): they say nothing
 #: about which run, so such an opponent is named by its run folder.
@@ -41,3 +51,25 @@ def check_distinct_tags(key: str, specs: Iterable[str]) -> None:
             raise ValueError(f"{key}: {seen[tag]!r} and {spec!r} would share the TensorBoard tag {tag!r}; "
                              "give one of the files another name")
         seen[tag] = spec
+
+
+def check_opponent_mix(mix: Mapping[str, float], special: Iterable[str] = (SELF, SNAPSHOTS)) -> None:
+    """Refuse an opponent mix without a positive total weight, with a negative weight, or
+    whose entries would share a TensorBoard tag. Entries are agent specs or the `special`
+    names the trainer knows (checked when the agents are built: `make_agent`)."""
+    if not mix or any(w < 0 for w in mix.values()) or sum(mix.values()) <= 0:
+        raise ValueError(f"opponent_mix needs non-negative weights with a positive sum, got {dict(mix)}")
+    if SNAPSHOTS in mix and SNAPSHOTS not in special:
+        raise ValueError(f"opponent_mix: {SNAPSHOTS!r} is not available here; "
+                         f"use {', '.join(map(repr, special))} or agent specs")
+    check_distinct_tags("opponent_mix", mix)
+
+
+def opponent_seats(game: Game, rng: np.random.Generator) -> list[int]:
+    """The seats an opponent takes in a training game once the roles are fixed (the play
+    phase has begun): the emperor's side or the rebels', 50/50, as in the team evaluation.
+    The learner keeps the other side; its role-phase decisions at the opponent's seats are
+    not trained on (the result they lead to is the opponent's)."""
+    emperor_side = {game.emperor, game.guard}
+    learner_emperor = bool(rng.random() < 0.5)
+    return [seat for seat in range(NUM_SEATS) if (seat in emperor_side) != learner_emperor]

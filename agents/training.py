@@ -76,11 +76,12 @@ def evaluate_live(agent: Any, opponents: list[str], rules: Rules, deals: int, fi
 
 
 def log_eval(writer, agent: Any, cfg: Any, rules: Rules, step: int, deals: int, log=sys.stderr,
-             tag: str = "train", protocol: str = "seat") -> dict[str, Any]:
-    """Evaluate `agent` on the config's held-out deals against `cfg.eval_opponents`; write
+             tag: str = "train") -> dict[str, Any]:
+    """Evaluate `agent` on the config's held-out deals against `cfg.eval_opponents` with
+    `cfg.eval_protocol`; write
     `eval/winrate_vs_<tag>` and `eval/mean_score_diff_vs_<tag>` at `step` (the tag:
     `opponents.opponent_tag`)."""
-    results = evaluate_live(agent, cfg.eval_opponents, rules, deals, cfg.eval_deal_seed, protocol)
+    results = evaluate_live(agent, cfg.eval_opponents, rules, deals, cfg.eval_deal_seed, cfg.eval_protocol)
     for opp, res in results.items():
         writer.add_scalar(f"eval/winrate_vs_{opponent_tag(opp)}", res.win_rate, step)
         writer.add_scalar(f"eval/mean_score_diff_vs_{opponent_tag(opp)}", res.mean_diff, step)

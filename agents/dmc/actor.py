@@ -16,13 +16,18 @@ import numpy as np
 import torch
 
 from baohuang_env import Game
+from baohuang_env.agent import Agent, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
+from baohuang_env.game import PLAY
 from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
 from baohuang_env.seeds import TRAIN_SEED_START
 
+from baohuang_eval.play import NO_OBSERVATION
+
 from ..networks import ActionScorer
+from ..opponents import SELF, opponent_seats
 from ..training import seed_everything
 from .agent import DMCAgent
 from .config import DMCConfig
@@ -54,20 +59,47 @@ class Collector:
         self.features = self.agent.features
         self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
         self.rng = np.random.default_rng(seed)
+        self.modes = list(cfg.opponent_mix)
+        weights = np.array([cfg.opponent_mix[m] for m in self.modes], dtype=np.float64)
+        self.mode_p = weights / weights.sum()
+        self.bots: dict[str, list[Agent]] = {}  # spec -> one agent per seat, reset per game
         self.staging: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in nets]
 
+    def _opponent(self) -> list[Agent] | None:
+        """This game's opponent from the mix: None for self-play, else one agent per seat."""
+        mode = self.modes[int(self.rng.choice(len(self.modes), p=self.mode_p))]
+        if mode == SELF:
+            return None
+        bots = self.bots.get(mode)
+        if bots is None:
+            bots = self.bots[mode] = [make_agent(mode, self.rules, 0) for _ in range(NUM_SEATS)]
+        for bot in bots:
+            if hasattr(bot, "reset"):
+                bot.reset(int(self.rng.integers(2**31)))
+        return bots
+
     def play_game(self) -> None:
-        """One self-play game; its decisions go to staging, full slots to the learner."""
+        """One game against this game's opponent (`DMCConfig.opponent_mix`); the learner's
+        decisions go to staging, full slots to the learner."""
         game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
         enc, agent = self.encoder, self.agent
         rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]  # (network, obs, action)
+        opponent = self._opponent()
+        controllers: list[Agent | None] = [None] * NUM_SEATS  # None: the learner
         steps = 0
         while not game.is_over:
+            if opponent is not None and game.phase == PLAY:  # roles fixed: the opponent takes a side
+                for s in opponent_seats(game, self.rng):
+                    controllers[s], rows[s] = opponent[s], []
+                opponent = None
             seat = game.current_player
             mask = game.legal_mask()
             legal = mask.view(bool).nonzero()[0]
+            bot = controllers[seat]
             if legal.size == 1:  # forced: nothing to learn, no network call
                 game.step(int(legal[0]))
+            elif bot is not None:
+                game.step(int(bot.act(enc.encode(game, seat) if bot.uses_observation else NO_OBSERVATION, mask)))
             else:
                 obs = enc.encode(game, seat)
                 action = agent.act(obs, mask)

@@ -8,10 +8,11 @@ before `networks` existed holds per-role networks (`checkpoint_networks`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import RunConfig
+from ..opponents import SELF, check_opponent_mix
 from .model import network_names
 
 #: The network layout of checkpoints written before the `networks` key existed.
@@ -43,6 +44,17 @@ class DMCConfig(RunConfig):
     observation, so every seat's decisions train it (about five times the data of the
     emperor's or the guard's network), which learns faster on a short budget.
     "per_role": one Q network per role (emperor, guard, rebel, solo), DouZero's layout."""
+    opponent_mix: dict[str, float] = field(default_factory=lambda: {SELF: 1.0})
+    """Weights of each training game's opponent: "self" (the learner at all five seats) or
+    any agent spec ("heuristic", "greedy", "dmc:path" ...), e.g.
+    `opponent_mix=self=0.5,heuristic=0.5`. Against an opponent the learner plays the role
+    phase, then one side (emperor's or rebels', 50/50, `opponents.opponent_seats`) and the
+    opponent the other; only the learner's decisions are trained on."""
+    init_from: str = ""
+    """Warm start: a DMC checkpoint (or playing copy) whose network weights a new run starts
+    from, e.g. agents/pretrained/dmc_jj.pt; it must have this run's layout (`networks`,
+    `hidden`, `head`) and rules. The optimizer starts afresh. Empty: random weights. A
+    resumed run ignores it (it continues from its own checkpoint)."""
     unroll_length: int = 64
     """Rows per buffer slot (transitions an actor writes before handing a slot over)."""
     slots_per_role: int = 48
@@ -68,6 +80,7 @@ class DMCConfig(RunConfig):
     def validate(self) -> None:
         super().validate()
         network_names(self.networks)
+        check_opponent_mix(self.opponent_mix, special=(SELF,))
         positive = {"unroll_length": self.unroll_length, "slots_per_role": self.slots_per_role,
                     "batch_slots": self.batch_slots, "hidden": self.hidden, "head": self.head}
         for name, value in positive.items():

@@ -30,7 +30,7 @@ from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .actor import Collector, actor_process, make_buffers
 from .agent import DMCAgent, dmc_compatibility
-from .config import DMCConfig
+from .config import DMCConfig, checkpoint_networks
 from .model import network_names
 
 __all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "DMCCounters", "train"]
@@ -56,12 +56,30 @@ def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters:
     }
 
 
+def warm_start_weights(cfg: DMCConfig, rules: Rules, obs_size: int, action_size: int) -> dict[str, Any]:
+    """The network weights of `cfg.init_from` (name -> state dict); refuses a checkpoint of
+    other rules or of another layout, saying which."""
+    ckpt = load_checkpoint(cfg.init_from, expect=dmc_compatibility(rules))
+    arch = ckpt["arch"]
+    want = {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head,
+            "networks": cfg.networks}
+    have = {**want, **{k: arch.get(k) for k in want}, "networks": checkpoint_networks(arch)}
+    wrong = {k: have[k] for k in want if have[k] != want[k]}
+    if wrong:
+        raise ValueError(f"init_from {cfg.init_from} does not fit this run: it has "
+                         + ", ".join(f"{k}={v!r}" for k, v in wrong.items())
+                         + "; this run has " + ", ".join(f"{k}={want[k]!r}" for k in wrong))
+    return ckpt["models"]
+
+
 def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rules | None = None) -> Path:
     """Train, checkpointing into the run directory; returns it. `rules`: the run's rules when
     the caller has built them already (`cfg.build_rules()`)."""
     rules = cfg.build_rules() if rules is None else rules
     obs_size = observation_layout(rules).size
     action_size = ActionFeatures(rules).size
+    # checked before the run directory is made: a refused warm start leaves nothing behind
+    initial = warm_start_weights(cfg, rules, obs_size, action_size) if cfg.init_from and not resume else None
     run = open_run(cfg, resume, load=lambda path: load_checkpoint(path, expect=dmc_compatibility(rules)),
                    counters=DMCCounters(), log=log)
     counters = run.counters
@@ -75,6 +93,10 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             net.load_state_dict(run.checkpoint["models"][name])
             opt.load_state_dict(run.checkpoint["optimizers"][name])
         set_rng_state(run.checkpoint["rng"])
+    elif initial is not None:
+        for name, net in zip(names, nets, strict=True):
+            net.load_state_dict(initial[name])
+        print(f"[dmc] warm start from {cfg.init_from}", file=log, flush=True)
     for net in nets:
         net.share_memory()
 

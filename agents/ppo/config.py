@@ -5,11 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..config import RunConfig
-from ..opponents import check_distinct_tags
-
-#: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
-#: past snapshot of the learner from the pool.
-SELF, SNAPSHOTS = "self", "snapshots"
+from ..opponents import SELF, SNAPSHOTS, check_opponent_mix
 
 
 @dataclass
@@ -88,16 +84,11 @@ class PPOConfig(RunConfig):
     torch_threads: int = 2
     """Torch threads for the update (rollouts run their small forward passes on one)."""
 
-    # --- logging, checkpoints, evaluation ---------------------------------------------
-    eval_protocol: str = "team"
-    """Protocol of the periodic evaluation: "team" (the agent plays a whole side) or "seat"."""
 
     def validate(self) -> None:
         super().validate()
         if self.lr_schedule not in ("constant", "linear"):
             raise ValueError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
-        if self.eval_protocol not in ("team", "seat"):
-            raise ValueError(f"eval_protocol must be 'team' or 'seat', got {self.eval_protocol!r}")
         positive = {"num_games": self.num_games, "rollout_decisions": self.rollout_decisions,
                     "update_epochs": self.update_epochs, "minibatch_size": self.minibatch_size,
                     "hidden": self.hidden, "head": self.head, "value_hidden": self.value_hidden,
@@ -106,10 +97,7 @@ class PPOConfig(RunConfig):
         for name, value in positive.items():
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
-        if not self.opponent_mix or any(w < 0 for w in self.opponent_mix.values()) \
-                or sum(self.opponent_mix.values()) <= 0:
-            raise ValueError(f"opponent_mix needs non-negative weights with a positive sum, got {self.opponent_mix}")
-        check_distinct_tags("opponent_mix", self.opponent_mix)
+        check_opponent_mix(self.opponent_mix)
         if not 0.0 <= self.gae_lambda <= 1.0 or not 0.0 < self.gamma <= 1.0:
             raise ValueError("gae_lambda must be in [0, 1] and gamma in (0, 1]")
 

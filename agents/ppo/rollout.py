@@ -37,12 +37,13 @@ from baohuang_env.game import PLAY
 from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
 from baohuang_env.seeds import TRAIN_SEED_START
+from baohuang_eval.play import NO_OBSERVATION
 
 from ..action_features import ActionFeatures
-from .config import SELF, SNAPSHOTS, PPOConfig
+from ..opponents import SELF, SNAPSHOTS, opponent_seats
+from .config import PPOConfig
 from .model import ActorCritic, gae
 
-_NO_OBSERVATION = np.zeros(0, dtype=np.float32)
 
 
 @dataclass
@@ -163,13 +164,9 @@ class Rollouts:
 
     def _assign_sides(self, slot: _Slot) -> None:
         """Roles are fixed: the learner keeps one side, the opponent takes the other."""
-        game = slot.game
-        emperor_side = {game.emperor, game.guard}
-        learner_emperor = bool(self.rng.random() < 0.5)
-        for seat in range(NUM_SEATS):
-            if (seat in emperor_side) != learner_emperor:
-                slot.controllers[seat] = slot.opponent.net if slot.mode == SNAPSHOTS else slot.opponent[seat]
-                slot.steps[seat] = []  # its role-phase decisions were the learner's, its game is not
+        for seat in opponent_seats(slot.game, self.rng):
+            slot.controllers[seat] = slot.opponent.net if slot.mode == SNAPSHOTS else slot.opponent[seat]
+            slot.steps[seat] = []  # its role-phase decisions were the learner's, its game is not
         slot.sides_pending = False
 
     def _finish(self, index: int) -> None:
@@ -234,7 +231,7 @@ class Rollouts:
             else:
                 seat = slot.game.current_player
                 obs = self.encoder.encode(slot.game, seat) if ctrl.uses_observation \
-                    else _NO_OBSERVATION
+                    else NO_OBSERVATION
                 mask = np.zeros(self.table.num_actions, dtype=np.int8)
                 mask[ids] = 1
                 actions[i] = int(ctrl.act(obs, mask))

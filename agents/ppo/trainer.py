@@ -23,11 +23,11 @@ from baohuang_eval import validate_specs
 
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
-from ..opponents import opponent_tag
+from ..opponents import SELF, SNAPSHOTS, opponent_tag
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
-from .config import SELF, SNAPSHOTS, PPOConfig
+from .config import PPOConfig
 from .model import ActorCritic
 from .rollout import Batch, OpponentPool, Rollouts
 
@@ -209,7 +209,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             run.save(payload())
         if clock.due("eval"):
             with clock.evaluating():  # off the budget
-                log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo", protocol=cfg.eval_protocol)
+                log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo")
 
     clock.tick()
     clock.write_minutes(writer, counters.frames)

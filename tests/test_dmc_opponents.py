@@ -1,0 +1,92 @@
+"""DMC's opponent mix: games against a bot give the bot one whole side once the roles are
+fixed, and only the learner's decisions are trained on."""
+
+from __future__ import annotations
+
+import queue
+
+import multiprocessing as mp
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from agents.config import load_config
+from agents.dmc.actor import Collector
+from agents.dmc.config import DMCConfig
+from agents.networks import ActionScorer
+from agents.action_features import ActionFeatures
+from baohuang_env import get_rules
+from baohuang_env.agent import RandomAgent, register_agent
+from baohuang_env.observation import observation_layout
+from baohuang_env.roles import ROLES
+
+RULES = get_rules("jj")
+TINY = ["actors=0", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16"]
+
+
+class RecordingBot(RandomAgent):
+    """A random bot that keeps the observations it acted on."""
+
+    uses_observation = True
+    acted: ClassVar[list[np.ndarray]] = []
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        RecordingBot.acted.append(observation.copy())
+        return super().act(observation, action_mask)
+
+
+register_agent("recording-test-bot", lambda arg, rules, seed: RecordingBot(seed))
+
+
+def _collector(mix: str) -> Collector:
+    """An inline collector whose slots never fill (staged rows stay readable)."""
+    cfg = load_config(DMCConfig, None, [*TINY, f"opponent_mix={mix}", "unroll_length=100000"])
+    nets = [ActionScorer(observation_layout(RULES).size, ActionFeatures(RULES).size, cfg.hidden, cfg.head)]
+    frames = mp.get_context("spawn").Value("q", 0)
+    return Collector(cfg, RULES, nets, {}, [queue.Queue()], queue.Queue(), frames, seed=3, blocking=False)
+
+
+def _side(roles: set[str]) -> str:
+    """The side a set of role names belongs to; fails on a mix of both sides."""
+    if roles <= {"rebel"}:
+        return "rebels"
+    assert roles <= {"emperor", "guard", "solo"}, f"one agent played both sides: {roles}"
+    return "emperor's"
+
+
+def test_a_bot_opponent_plays_one_whole_side_and_only_the_learner_is_trained_on(monkeypatch):
+    collector = _collector("recording-test-bot=1")
+    layout = observation_layout(RULES)
+    learner_obs: list[np.ndarray] = []
+    act = collector.agent.act
+    monkeypatch.setattr(collector.agent, "act", lambda obs, mask: learner_obs.append(obs.copy()) or act(obs, mask))
+    bot_sides = set()
+    for _ in range(12):
+        RecordingBot.acted, learner_obs[:] = [], []
+        staged_before = len(collector.staging[0])
+        collector.play_game()
+        bot_roles = {ROLES[layout.read(o, "my_role").argmax()] for o in RecordingBot.acted}
+        if bot_roles:  # else the deal ended in the role phase (void or surrender)
+            bot_sides.add(_side(bot_roles))
+        staged = {row[0].tobytes() for row in collector.staging[0][staged_before:]}
+        assert staged and staged <= {o.tobytes() for o in learner_obs}
+        assert not staged & {o.tobytes() for o in RecordingBot.acted}
+    assert bot_sides == {"rebels", "emperor's"}
+
+
+def test_self_play_never_builds_a_bot():
+    collector = _collector("self=1")
+    collector.play_game()
+    assert collector.bots == {} and collector.staging[0]
+
+
+@pytest.mark.parametrize("mix, message", [
+    ("self=0,heuristic=0", "positive sum"),
+    ("self=1,heuristic=-1", "non-negative"),
+    ("snapshots=1", "'snapshots' is not available here"),
+])
+def test_bad_opponent_mixes_are_refused_with_what_is_allowed(mix, message):
+    with pytest.raises(ValueError, match=message):
+        load_config(DMCConfig, None, [*TINY, f"opponent_mix={mix}"])
+
