@@ -17,8 +17,8 @@ from baohuang_env.actions import FIRST_PLAY, PASS, format_play
 from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.game import ROLE, Game
 from baohuang_env.text import (
-    STEP_WORDS, decision_help, decision_words, describe_event, hand_text, move_list, own_role_text, result_lines,
-    role_label, role_step, turn_hint,
+    ROLE_NAMES, STEP_WORDS, decision_help, decision_words, describe_event, hand_text, move_list, own_role_text,
+    result_lines, role_label, role_step, turn_hint,
 )
 
 #: Payload fields of a seat's view; tests check that nothing else is sent.
@@ -102,9 +102,10 @@ def result_view(game: Game) -> dict[str, Any] | None:
     res = game.result
     if res is None:
         return None
-    rows = [{"seat": s, "place": res.places[s], "role": res.roles[s], "score": res.scores[s]}
+    rows = [{"seat": s, "place": res.places[s], "role": ROLE_NAMES[res.roles[s]], "score": res.scores[s]}
             for s in range(NUM_SEATS)]
-    return {"rows": rows, "lines": result_lines(game), "end": res.end}
+    # result_lines: a title, a header and one line per seat (the rows above), then the summary
+    return {"rows": rows, "lines": result_lines(game)[2 + NUM_SEATS:], "end": res.end}
 
 
 def trick_view(game: Game) -> dict[str, Any] | None:
