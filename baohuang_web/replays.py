@@ -32,7 +32,7 @@ def check_record(record: Any) -> Game:
                          "'save replay', or `baohuang eval --save-replays`)")
     actions = record.get("actions")
     if not isinstance(actions, list) or len(actions) > MAX_ACTIONS:
-        raise BadRequest(f"a replay has a list of at most {MAX_ACTIONS} actions")
+        raise BadRequest(f'a replay has "actions": a list of at most {MAX_ACTIONS} action ids')
     try:
         return Game.from_replay(record)
     except KeyError as err:
