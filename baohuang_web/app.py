@@ -186,8 +186,12 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
     async def replay_page(request: Request) -> Response:
         return FileResponse(STATIC / "replay.html")
 
+    async def no_icon(request: Request) -> Response:
+        return Response(status_code=204)
+
     routes = [
         Route("/", index_page),
+        Route("/favicon.ico", no_icon),
         Route("/replay", replay_page),
         Route("/api/options", _errors(options)),
         Route("/api/games", _errors(new_game), methods=["POST"]),
