@@ -80,3 +80,17 @@ def test_serve_starts_on_127_0_0_1_and_serves_the_page_and_the_api():
             proc.kill()
             proc.wait()
     assert "open http://127.0.0.1:" in proc.stdout.read()
+
+
+def test_every_static_file_of_the_web_app_is_package_data():
+    """A non-editable install ships the pages: every file under baohuang_web/static matches
+    a `[tool.setuptools.package-data]` pattern."""
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["baohuang_web"]
+    static = ROOT / "baohuang_web" / "static"
+    files = [p.relative_to(static.parent).as_posix() for p in static.rglob("*") if p.is_file()]
+    assert {"static/index.html", "static/replay.html", "static/game.js"} <= set(files)
+    assert [f for f in files if not any(fnmatch.fnmatch(f, pat) for pat in patterns)] == []
