@@ -79,8 +79,10 @@ class GameSession:
     bots: dict[int, Agent]
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     lock: threading.Lock = field(default_factory=threading.Lock)
-    steps: list[str | None] = field(default_factory=list)
     touched: float = field(default_factory=time.monotonic)
+    #: The role step each event of `game.log` answered (`step_logged`).
+    steps: list[str | None] = field(init=False)
+    encoder: Encoder = field(init=False)
 
     def __post_init__(self) -> None:
         self.encoder = Encoder(self.game.rules)

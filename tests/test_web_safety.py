@@ -149,3 +149,14 @@ def test_a_dmc_hint_is_the_same_for_deals_the_seat_cannot_tell_apart():
         step_logged(twin, action, two.steps)
     assert one.hint(agent) == two.hint(agent)
     assert one.hint(agent)["kind"] == "values"
+
+
+def test_game_ids_and_player_tokens_are_long_random_and_never_repeat():
+    client = client_for()
+    made = [client.post("/api/games", json={"seat": 1}).json() for _ in range(20)]
+    ids, tokens = [m["game_id"] for m in made], [m["token"] for m in made]
+    assert len(set(ids)) == len(set(tokens)) == 20 and not set(ids) & set(tokens)
+    assert min(map(len, ids)) >= 22 and min(map(len, tokens)) >= 32  # 128 and 192 random bits
+    # one game's token opens no other game
+    r = client.get(f"/api/games/{ids[1]}", headers={"X-Player-Token": tokens[0]})
+    assert r.status_code == 403
