@@ -15,7 +15,7 @@ from typing import Any
 
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
-from baohuang_env.text import own_role_text
+from baohuang_env.text import decision_words, own_role_text
 
 from .errors import BadRequest
 from .sessions import step_logged
@@ -70,10 +70,10 @@ def replay_frames(record: Any, viewer: int | None) -> dict[str, Any]:
 
     frames = [frame(0)]
     for action in final.actions:
-        n = len(game.log)
+        n, words = len(game.log), decision_words(game, action)  # as everyone heard it
         step_logged(game, action, steps)
         frames.append(frame(n))
-        frames[-1]["action"] = game.describe(action)
+        frames[-1]["action"] = words
     return {"preset": final.rules.preset, "actions": len(final.actions), "viewer": viewer, "frames": frames}
 
 

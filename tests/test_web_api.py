@@ -238,6 +238,7 @@ def test_replay_frames_step_through_the_game_in_the_chosen_view():
     assert seat["frames"][-1]["result"]["rows"] and seat["frames"][-1]["over"]
     events = [e for f in spectator["frames"] for e in f["events"]]
     assert any(e.startswith("roles fixed: seat") for e in events)
+    assert spectator["frames"][1]["action"] in ("accept the throne (登基)", "abdicate (让位)")  # words, not ids
     assert sum(len(f["events"]) for f in spectator["frames"]) == len(Game.from_replay(record).log)
 
 
