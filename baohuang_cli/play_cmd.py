@@ -36,8 +36,8 @@ from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, format_play, par
 from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules
 from baohuang_env.text import (
-    decision_help, decision_words, describe_event, hand_text, own_role_text, render_table, result_lines,
-    role_step, turn_hint,
+    decision_help, decision_words, describe_event, hand_text, move_list, own_role_text, render_table,
+    result_lines, role_step, turn_hint,
 )
 
 InputFn = Callable[[str], str]
@@ -72,22 +72,6 @@ class Quit(Exception):
 
 class EndOfInput(Exception):
     """Standard input ran out."""
-
-
-def move_list(game: Game, legal: np.ndarray) -> list[int]:
-    """Legal action ids in the order they are numbered: pass, decisions, plain plays by
-    rank and size, jokers-only plays, then plays with jokers added."""
-    table = game.table
-
-    def key(a: int) -> tuple:
-        if a < FIRST_PLAY or table.is_call(a):
-            return (0, a)
-        p = a - FIRST_PLAY
-        n, jokers = int(table.n[p]), int(table.small[p]) + int(table.big[p])
-        group = 1 if jokers == 0 else 2 if n == 0 else 3
-        return (group, int(table.rank[p]), n, int(table.big[p]), int(table.small[p]))
-
-    return sorted((int(a) for a in legal), key=key)
 
 
 def format_moves(game: Game, seat: int, moves: list[int], full: bool) -> tuple[list[str], int]:

@@ -488,3 +488,20 @@ def turn_hint(game: Game, seat: int) -> str:
     if game.legal_mask()[DECISION_ID["APPLY_WIND"]]:
         text += f" Seat {by} is out: you may apply for the wind (申请接风)."
     return text
+
+
+def move_list(game: Game, legal: Sequence[int]) -> list[int]:
+    """Legal action ids in the order they are listed (numbered by `baohuang play`, buttons
+    in `baohuang serve`): pass, decisions, plain plays by rank and size, jokers-only plays,
+    then plays with jokers added."""
+    table = game.table
+
+    def key(a: int) -> tuple:
+        if a < FIRST_PLAY or table.is_call(a):
+            return (0, a)
+        p = a - FIRST_PLAY
+        n, jokers = int(table.n[p]), int(table.small[p]) + int(table.big[p])
+        group = 1 if jokers == 0 else 2 if n == 0 else 3
+        return (group, int(table.rank[p]), n, int(table.big[p]), int(table.small[p]))
+
+    return sorted((int(a) for a in legal), key=key)

@@ -62,11 +62,15 @@ class DMCAgent:
         """Index in `nets` of the network that scores this decision."""
         return 0 if len(self.nets) == 1 else role_index(observation[self._role_slice])
 
+    def action_values(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Q of each action id in `legal` (the expected final score) in this observation:
+        what `act` maximizes, and what `baohuang serve`'s hints show."""
+        return self._numpy[self.network_of(observation)].scores(observation, self.features[legal])
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]
         if legal.size == 1:
             return int(legal[0])
         if self.epsilon and self.rng.random() < self.epsilon:
             return int(legal[self.rng.integers(legal.size)])
-        q = self._numpy[self.network_of(observation)].scores(observation, self.features[legal])
-        return int(legal[int(np.argmax(q))])
+        return int(legal[int(np.argmax(self.action_values(observation, legal)))])

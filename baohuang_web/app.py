@@ -1,0 +1,208 @@
+"""The web app (Starlette): two static pages and a small JSON API, in one process.
+
+    GET  /                          the game page (static/index.html)
+    GET  /replay                    the replay viewer (static/replay.html)
+    GET  /api/options               presets, offered opponents, hints, given replay files
+    POST /api/games                 {"preset", "seat", "opponents"} -> {"game_id", "token", "view"}
+    GET  /api/games/{id}?since=N    the player's view (log lines from N on)
+    POST /api/games/{id}/action     {"action": id} or {"move": "888+SJ"} -> the view
+    POST /api/games/{id}/advance    {"steps": n} bots move until the player's turn -> the view
+    GET  /api/games/{id}/hints      an agent's top moves for the player's seat
+    GET  /api/games/{id}/replay     the replay JSON, once the game is over
+    GET  /api/replays               names of the replay files given to the server
+    GET  /api/replays/{i}?view=V    frames of given file i, V = spectator or a seat
+    POST /api/replays/view?view=V   frames of the replay record in the body
+
+Every game request carries the player's token (header X-Player-Token). Errors are JSON
+`{"error": message}` with a 4xx status, and change nothing. Game work runs in the thread
+pool, under the game's lock, so the event loop stays free.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from baohuang_env.rules import PRESETS
+
+from .errors import BadRequest, Conflict, NotFound, TooLarge, WebError
+from .replays import load_file, parse_viewer, replay_files, replay_frames
+from .sessions import MAX_ADVANCE, SessionStore
+
+#: Largest request body accepted (a replay of a few hundred actions is ~10 KB).
+MAX_BODY = 1_000_000
+TOKEN_HEADER = "x-player-token"
+STATIC = Path(str(files("baohuang_web") / "static"))
+
+
+async def _json_body(request: Request) -> Any:
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise TooLarge(f"request body over {MAX_BODY} bytes")
+    try:
+        return json.loads(body or b"{}")
+    except ValueError:
+        raise BadRequest("the request body must be JSON") from None
+
+
+async def _object_body(request: Request) -> dict[str, Any]:
+    data = await _json_body(request)
+    if not isinstance(data, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return data
+
+
+def _int_param(value: Any, name: str, low: int, high: int, default: int) -> int:
+    if value is None:
+        return default
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise BadRequest(f"{name} must be an integer {low}..{high}, got {value!r}") from None
+    if type(value) is bool or not low <= n <= high or (isinstance(value, float) and value != n):
+        raise BadRequest(f"{name} must be an integer {low}..{high}, got {value!r}")
+    return n
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _errors(handler: Handler) -> Handler:
+    """Turn a WebError into its JSON response."""
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except WebError as err:
+            return JSONResponse({"error": err.message}, status_code=err.status)
+    return wrapped
+
+
+def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlette:
+    """The app serving the games of `store` and the replay `replays` (files or folders)."""
+    given = replay_files(replays or [])
+
+    def session_of(request: Request):
+        return store.get(request.path_params["game_id"], request.headers.get(TOKEN_HEADER))
+
+    def since_of(request: Request) -> int:
+        return _int_param(request.query_params.get("since"), "since", 0, 10**9, 0)
+
+    async def options(request: Request) -> Response:
+        return JSONResponse({"presets": list(PRESETS), "preset": store.default_preset, "opponents": store.specs,
+                             "hints": store.hint_spec, "replays": [p.name for p in given]})
+
+    async def new_game(request: Request) -> Response:
+        data = await _object_body(request)
+        preset = data.get("preset", store.default_preset)
+        seat = data.get("seat", 0)
+        opponents = data.get("opponents", store.specs[0])
+
+        def create() -> dict[str, Any]:
+            game_id, session = store.create(preset, seat, opponents)
+            return {"game_id": game_id, "token": session.token, "view": session.view()}
+
+        return JSONResponse(await run_in_threadpool(create), status_code=201)
+
+    async def get_game(request: Request) -> Response:
+        session, since = session_of(request), since_of(request)
+
+        def view() -> dict[str, Any]:
+            with session.lock:
+                return session.view(since)
+
+        return JSONResponse(await run_in_threadpool(view))
+
+    async def act(request: Request) -> Response:
+        session, since = session_of(request), since_of(request)
+        data = await _object_body(request)
+
+        def run() -> dict[str, Any]:
+            with session.lock:
+                session.act(data.get("action"), data.get("move"))
+                return session.view(since)
+
+        return JSONResponse(await run_in_threadpool(run))
+
+    async def advance(request: Request) -> Response:
+        session, since = session_of(request), since_of(request)
+        data = await _object_body(request)
+        steps = _int_param(data.get("steps"), "steps", 1, MAX_ADVANCE, MAX_ADVANCE)
+
+        def run() -> dict[str, Any]:
+            with session.lock:
+                session.advance(steps)
+                return session.view(since)
+
+        return JSONResponse(await run_in_threadpool(run))
+
+    async def hints(request: Request) -> Response:
+        session = session_of(request)
+
+        def run() -> dict[str, Any]:
+            agent = store.hint_agent(session.game.rules)
+            with session.lock:
+                return {"agent": store.hint_spec, **session.hint(agent)}
+
+        return JSONResponse(await run_in_threadpool(run))
+
+    async def game_replay(request: Request) -> Response:
+        session = session_of(request)
+        with session.lock:
+            if not session.game.is_over:
+                raise Conflict("the replay is available once the game is over (it holds every hand)")
+            record = session.game.to_replay()
+        return JSONResponse(record)
+
+    async def list_replays(request: Request) -> Response:
+        return JSONResponse({"replays": [p.name for p in given]})
+
+    async def given_replay(request: Request) -> Response:
+        index = _int_param(request.path_params["index"], "replay index", 0, 10**9, 0)
+        if index >= len(given):
+            raise NotFound(f"no replay {index}: the server was given {len(given)} replay file(s)")
+        viewer = parse_viewer(request.query_params.get("view"))
+        record = await run_in_threadpool(load_file, given[index])
+        frames = await run_in_threadpool(replay_frames, record, viewer)
+        return JSONResponse({"name": given[index].name, **frames})
+
+    async def posted_replay(request: Request) -> Response:
+        viewer = parse_viewer(request.query_params.get("view"))
+        record = await _json_body(request)
+        return JSONResponse(await run_in_threadpool(replay_frames, record, viewer))
+
+    async def index_page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def replay_page(request: Request) -> Response:
+        return FileResponse(STATIC / "replay.html")
+
+    async def no_icon(request: Request) -> Response:
+        return Response(status_code=204)
+
+    routes = [
+        Route("/", index_page),
+        Route("/favicon.ico", no_icon),
+        Route("/replay", replay_page),
+        Route("/api/options", _errors(options)),
+        Route("/api/games", _errors(new_game), methods=["POST"]),
+        Route("/api/games/{game_id}", _errors(get_game)),
+        Route("/api/games/{game_id}/action", _errors(act), methods=["POST"]),
+        Route("/api/games/{game_id}/advance", _errors(advance), methods=["POST"]),
+        Route("/api/games/{game_id}/hints", _errors(hints)),
+        Route("/api/games/{game_id}/replay", _errors(game_replay)),
+        Route("/api/replays", _errors(list_replays)),
+        Route("/api/replays/view", _errors(posted_replay), methods=["POST"]),
+        Route("/api/replays/{index}", _errors(given_replay)),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes)

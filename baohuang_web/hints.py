@@ -1,0 +1,41 @@
+"""What would the agent play": an agent's top moves for one seat, from that seat's
+observation and legal-move mask only (the same inputs the agent gets when it plays).
+
+Agents that score actions show their scores: a DMC agent its Q values (the expected final
+score of each move, `action_values`), a PPO agent its policy's probabilities (`logits`).
+Any other agent (the scripted bots) shows only the move it would choose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from baohuang_env.agent import Agent
+
+#: Moves listed in a hint at most.
+TOP_MOVES = 5
+
+
+def agent_hint(agent: Agent, observation: np.ndarray, mask: np.ndarray, labels: dict[int, str],
+               top: int = TOP_MOVES) -> dict[str, Any]:
+    """The agent's view of the legal moves: `{"kind", "value_name", "moves": [{id, label,
+    value}], "choice"}`, best first; `labels` names every legal action id."""
+    legal = np.asarray(mask).view(bool).nonzero()[0]
+    values: np.ndarray | None = None
+    name = None
+    if hasattr(agent, "action_values"):
+        values, name = np.asarray(agent.action_values(observation, legal), dtype=np.float64), "Q (expected score)"
+    elif hasattr(agent, "logits"):
+        z = np.asarray(agent.logits(observation, legal), dtype=np.float64)
+        p = np.exp(z - z.max())
+        values, name = p / p.sum(), "policy probability"
+    if values is None:
+        choice = int(agent.act(observation, mask))
+        return {"kind": "choice", "value_name": None, "choice": choice,
+                "moves": [{"id": choice, "label": labels[choice], "value": None}]}
+    order = np.argsort(-values, kind="stable")[:top]
+    moves = [{"id": int(legal[i]), "label": labels[int(legal[i])], "value": round(float(values[i]), 4)}
+             for i in order]
+    return {"kind": "values", "value_name": name, "choice": moves[0]["id"], "moves": moves}

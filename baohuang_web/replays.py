@@ -1,0 +1,99 @@
+"""The replay viewer's data: a replay record (`Game.to_replay`, `baohuang_env.replay`) as a
+list of frames, one before the first action and one after each, as one viewer saw them.
+
+A replay file holds the whole deal (seed or hand-built deal, and every action), so its
+reader may see every hand: the spectator's view (`viewer` None) shows them all; a seat's
+view shows that seat's hand and the roles as it knew them at each moment. Records are
+checked by replaying them (`Game.from_replay`), so a frame never shows an illegal state.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.game import Game
+from baohuang_env.text import decision_words, own_role_text
+
+from .errors import BadRequest
+from .sessions import step_logged
+from .views import card_list, event_text, table_view
+
+#: Actions a replay may have at most (a deal has a few hundred).
+MAX_ACTIONS = 5000
+
+
+def check_record(record: Any) -> Game:
+    """The finished (or last) game of a replay record; BadRequest says what is wrong."""
+    if not isinstance(record, dict):
+        raise BadRequest("a replay is a JSON object (written by `baohuang play --save`, the page's "
+                         "'save replay', or `baohuang eval --save-replays`)")
+    actions = record.get("actions")
+    if not isinstance(actions, list) or len(actions) > MAX_ACTIONS:
+        raise BadRequest(f'a replay has "actions": a list of at most {MAX_ACTIONS} action ids')
+    try:
+        return Game.from_replay(record)
+    except KeyError as err:
+        raise BadRequest(f"the replay is missing the field {err}") from None
+    except (TypeError, AttributeError, ValueError) as err:
+        raise BadRequest(f"not a valid replay: {err}") from None
+
+
+def parse_viewer(view: str | None) -> int | None:
+    """"spectator" (or nothing) -> None; "0".."4" -> that seat; BadRequest otherwise."""
+    if view in (None, "", "spectator"):
+        return None
+    if view in {str(s) for s in range(NUM_SEATS)}:
+        return int(view)
+    raise BadRequest(f"view is 'spectator' or a seat 0..{NUM_SEATS - 1}, got {view!r}")
+
+
+def replay_frames(record: Any, viewer: int | None) -> dict[str, Any]:
+    """Every frame of the replay as `viewer` saw it: `{"preset", "actions", "viewer",
+    "frames": [...]}`; frame i is the table after i actions with the events they caused."""
+    final = check_record(record)
+    start = {k: v for k, v in final.to_replay().items() if k != "result"}
+    start["actions"] = []
+    game = Game.from_replay(start)
+    names = [f"seat {s}" for s in range(NUM_SEATS)]
+    steps: list[str | None] = [None] * len(game.log)
+
+    def frame(first_event: int) -> dict[str, Any]:
+        events = [event_text(game, e, steps[i]) for i, e in enumerate(game.log[first_event:], first_event)]
+        f = table_view(game, viewer, names, events)
+        if viewer is not None:
+            f["hand"] = card_list(game, viewer)
+            f["own_role"] = own_role_text(game, viewer)
+        return f
+
+    frames = [frame(0)]
+    for action in final.actions:
+        n, words = len(game.log), decision_words(game, action)  # as everyone heard it
+        step_logged(game, action, steps)
+        frames.append(frame(n))
+        frames[-1]["action"] = words
+    return {"preset": final.rules.preset, "actions": len(final.actions), "viewer": viewer, "frames": frames}
+
+
+def replay_files(paths: list[str]) -> list[Path]:
+    """The replay files a server was given: files, and the *.json files of folders (sorted);
+    ValueError for a path that does not exist."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out += sorted(p.rglob("*.json"))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise ValueError(f"--replays: {p} is neither a replay file nor a folder")
+    return out
+
+
+def load_file(path: Path) -> Any:
+    """The JSON of a replay file the server was given; BadRequest when unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise BadRequest(f"cannot read replay {path.name}: {err}") from None

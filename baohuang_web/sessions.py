@@ -1,0 +1,255 @@
+"""Games in progress on the server: one human seat, bots elsewhere, the server owns the state.
+
+Each game has an unguessable id and a player token (`secrets.token_urlsafe`); every request
+names both, so a player can neither act in nor read another game, and only the token's seat
+acts. A lock per game orders concurrent requests on one game; the store's own lock guards
+the table of games, which is bounded (the least recently used game is dropped when full).
+
+Bots move only when asked (`advance`): a human action applies that action alone, so its
+time never includes bot thinking, and a page can show the bots' moves one by one.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from baohuang_env.actions import DECISION_ID, PASS, parse_play
+from baohuang_env.agent import Agent, load_agent_plugins, make_agent
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import ROLE, Game, IllegalActionError, action_index
+from baohuang_env.rules import PRESETS, Rules, get_rules
+from baohuang_env.text import role_step
+
+from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .hints import agent_hint
+from .views import move_rows, seat_view
+
+#: Games kept at once by default; past it the least recently used one is dropped.
+MAX_GAMES = 500
+#: Bot moves one `advance` request makes at most.
+MAX_ADVANCE = 500
+
+
+def step_logged(game: Game, action: int, steps: list[str | None]) -> None:
+    """Apply `action` and extend `steps` (the role step each new log event answered, for the
+    words of a NO: see `text.describe_event`) to the log's length."""
+    step = role_step(game)
+    n = len(game.log)
+    game.step(action)
+    steps += [step if e[0] == "decide" else None for e in game.log[n:]]
+
+
+class AgentFactory:
+    """Builds agents from specs for one server. Checkpoint agents ("kind:path") play
+    greedily and keep no state between moves, so one loaded copy per (spec, preset) serves
+    every game; the other kinds are built afresh per game with their own seed."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[tuple[str, str], Agent] = {}
+        self._lock = threading.Lock()
+
+    def get(self, spec: str, rules: Rules, seed: int) -> Agent:
+        if ":" not in spec:
+            agent = make_agent(spec, rules, seed)
+            if hasattr(agent, "reset"):
+                agent.reset(seed)
+            return agent
+        key = (spec, rules.preset)
+        with self._lock:
+            if key not in self._loaded:
+                self._loaded[key] = make_agent(spec, rules, seed)
+            return self._loaded[key]
+
+
+@dataclass
+class GameSession:
+    """One game: the engine, the human's seat and token, the bots and their specs."""
+
+    game: Game
+    seat: int
+    specs: dict[int, str]
+    bots: dict[int, Agent]
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    touched: float = field(default_factory=time.monotonic)
+    #: The role step each event of `game.log` answered (`step_logged`).
+    steps: list[str | None] = field(init=False)
+    encoder: Encoder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.encoder = Encoder(self.game.rules)
+        self.steps = [None] * len(self.game.log)
+
+    @property
+    def names(self) -> list[str]:
+        return ["you" if s == self.seat else self.specs[s] for s in range(NUM_SEATS)]
+
+    def view(self, since: int = 0) -> dict[str, Any]:
+        return seat_view(self.game, self.seat, self.names, self.steps, since)
+
+    def _check_turn(self) -> None:
+        game = self.game
+        if game.is_over:
+            raise Conflict("the game is over; start a new game")
+        if game.current_player != self.seat:
+            p = game.current_player
+            raise Conflict(f"it is not your turn: seat {p} ({self.specs[p]}) is to act; "
+                           "ask the server to advance the bots")
+
+    def act(self, action: Any = None, move: Any = None) -> None:
+        """Apply the human's move, given as an action id (`action`) or typed (`move`: card
+        notation, "pass", a decision name, or a move's label). Refused moves raise a
+        WebError and change nothing."""
+        self._check_turn()
+        if (action is None) == (move is None):
+            raise BadRequest('give exactly one of "action" (a legal action id) or "move" (typed: cards such as '
+                             '888+SJ, "pass", a decision such as ACCEPT, or a move\'s label)')
+        if action is not None:
+            try:
+                action = action_index(action)
+            except TypeError as err:
+                raise BadRequest(str(err)) from None
+        else:
+            if not isinstance(move, str):
+                raise BadRequest(f'"move" is text (cards such as 888+SJ, "pass", a decision name), got {move!r}')
+            action = self.parse_move(move)
+        try:
+            step_logged(self.game, action, self.steps)
+        except IllegalActionError as err:
+            raise BadRequest(f"illegal move: {err.reason}") from None
+
+    def parse_move(self, text: str) -> int:
+        """The legal action meant by typed text: a move's label, a decision name, "pass", or
+        cards in card notation (`parse_play`). BadRequest says why not."""
+        game = self.game
+        rows = move_rows(game, self.seat)
+        wanted = " ".join(text.split()).casefold()
+        for row in rows:
+            if row["label"].casefold() == wanted or game.describe(row["id"]).casefold() == wanted:
+                return row["id"]
+        name = "_".join(text.split()).upper()
+        if name in DECISION_ID:
+            choices = ", ".join(r["label"] for r in rows)
+            raise BadRequest(f"{name} is not a choice now; choose one of: {choices}")
+        if game.phase == ROLE:
+            choices = ", ".join(r["label"] for r in rows)
+            raise BadRequest(f"{text!r} is not a choice now (role phase, no cards are played yet); choose one of: "
+                             f"{choices}")
+        try:
+            play = parse_play(text, game.rules)
+        except ValueError as err:
+            raise BadRequest(str(err)) from None
+        action = PASS if play is None else game.table.action_id(play)
+        if any(r["id"] == action for r in rows):
+            return action
+        try:
+            game.copy().step(action)
+        except IllegalActionError as err:
+            raise BadRequest(f"cannot {'pass' if action == PASS else 'play ' + game.describe(action)}: "
+                             f"{err.reason}") from None
+        raise BadRequest(f"cannot play {game.describe(action)} now")  # unreachable: legal moves are listed
+
+    def advance(self, max_steps: int) -> int:
+        """Let the bots move until the human is to act, the game ends, or `max_steps` bot
+        moves were made; returns how many were made."""
+        game, made = self.game, 0
+        while made < max_steps and not game.is_over and game.current_player != self.seat:
+            p = game.current_player
+            bot = self.bots[p]
+            obs = self.encoder.encode(game, p) if bot.uses_observation else np.empty(0, np.float32)
+            step_logged(game, int(bot.act(obs, game.legal_mask())), self.steps)
+            made += 1
+        return made
+
+    def hint(self, agent: Agent) -> dict[str, Any]:
+        """`agent`'s top moves for the human's seat, from that seat's observation alone."""
+        self._check_turn()
+        labels = {r["id"]: r["label"] for r in move_rows(self.game, self.seat)}
+        return agent_hint(agent, self.encoder.encode(self.game, self.seat), self.game.legal_mask(), labels)
+
+
+class SessionStore:
+    """The games of one server, by id; `specs` are the opponents a page may choose."""
+
+    def __init__(self, specs: Sequence[str], default_preset: str = "jj", hint_spec: str | None = None,
+                 max_games: int = MAX_GAMES) -> None:
+        if default_preset not in PRESETS:
+            raise ValueError(f"unknown preset {default_preset!r}; presets: {', '.join(PRESETS)}")
+        self.specs = list(dict.fromkeys(specs))
+        if not self.specs:
+            raise ValueError("give at least one opponent agent spec")
+        self.default_preset = default_preset
+        self.hint_spec = hint_spec
+        self.max_games = max_games
+        # load the agent plugins now, in one thread: `load_agent_plugins` is not safe to run
+        # from several request threads at once (one would see the kinds half registered)
+        load_agent_plugins()
+        self.agents = AgentFactory()
+        self._games: dict[str, GameSession] = {}
+        self._lock = threading.Lock()
+
+    def create(self, preset: Any, seat: Any, opponents: Any, seed: int | None = None) -> tuple[str, GameSession]:
+        """A new game with the human at `seat` and `opponents` (one spec for the four other
+        seats, or a list of four in seat order) from the allowed specs. The bots have not
+        moved yet (`advance`). `seed` is for tests and scripts; the page never sends one."""
+        if preset not in PRESETS:
+            raise BadRequest(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
+            raise BadRequest(f"seat must be an integer 0..{NUM_SEATS - 1}, got {seat!r}")
+        others = [s for s in range(NUM_SEATS) if s != seat]
+        if isinstance(opponents, str):
+            opponents = [opponents] * len(others)
+        if not isinstance(opponents, list) or len(opponents) != len(others):
+            raise BadRequest(f"opponents is one agent spec or a list of {len(others)} (for seats {others})")
+        for spec in opponents:
+            if spec not in self.specs:
+                raise BadRequest(f"opponent {spec!r} is not offered by this server; choose from {self.specs}")
+        rules = get_rules(preset)
+        game = Game(rules, seed=seed)
+        specs, bots = {}, {}
+        for s, spec in zip(others, opponents, strict=True):
+            agent_seed = int(np.random.SeedSequence([game.seed, s]).generate_state(1)[0])
+            try:
+                bots[s] = self.agents.get(spec, rules, agent_seed)
+            except ValueError as err:
+                raise BadRequest(f"opponent {spec!r} cannot play preset {preset!r}: {err}") from None
+            specs[s] = spec
+        session = GameSession(game, seat, specs, bots)
+        game_id = secrets.token_urlsafe(16)
+        with self._lock:
+            if len(self._games) >= self.max_games:
+                oldest = min(self._games, key=lambda g: self._games[g].touched)
+                del self._games[oldest]
+            self._games[game_id] = session
+        return game_id, session
+
+    def get(self, game_id: str, token: str | None) -> GameSession:
+        """The game `game_id` if `token` is its player's; NotFound / Forbidden otherwise."""
+        with self._lock:
+            session = self._games.get(game_id)
+        if session is None:
+            raise NotFound("no such game (unknown id, or dropped as the least recently used); start a new game")
+        if not token or not secrets.compare_digest(token.encode(), session.token.encode()):
+            raise Forbidden("wrong or missing player token for this game (header X-Player-Token)")
+        session.touched = time.monotonic()
+        return session
+
+    def hint_agent(self, rules: Rules) -> Agent:
+        """The agent that gives hints for games under `rules`; Conflict when there is none."""
+        if self.hint_spec is None:
+            raise Conflict("this server gives no hints (start it with --hints SPEC)")
+        try:
+            return self.agents.get(self.hint_spec, rules, 0)
+        except ValueError as err:
+            raise Conflict(f"no hints for preset {rules.preset!r}: {err}") from None
+
+    def __len__(self) -> int:
+        return len(self._games)
