@@ -15,6 +15,7 @@ agent can be rebuilt anywhere from its spec.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -49,6 +50,7 @@ class Agent(Protocol):
 AgentFactory = Callable[[str | None, Rules, int | None], Agent]
 AGENT_KINDS: dict[str, AgentFactory] = {}
 _plugins_loaded = False
+_plugins_lock = threading.RLock()
 
 
 def register_agent(kind: str, factory: AgentFactory) -> None:
@@ -60,11 +62,12 @@ def load_agent_plugins() -> None:
     """Import every module of the `baohuang_env.agents` entry point group once (each
     registers its kinds), so the kinds of installed packages are known."""
     global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        import_module(ep.value)
+    with _plugins_lock:  # a second thread waits until the kinds are all registered
+        if _plugins_loaded:
+            return
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            import_module(ep.value)
+        _plugins_loaded = True
 
 
 def agent_kinds() -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from baohuang_env.actions import DECISION_ID, PASS, parse_play
-from baohuang_env.agent import Agent, load_agent_plugins, make_agent
+from baohuang_env.agent import Agent, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import ROLE, Game, IllegalActionError, action_index
@@ -189,9 +189,6 @@ class SessionStore:
         self.default_preset = default_preset
         self.hint_spec = hint_spec
         self.max_games = max_games
-        # load the agent plugins now, in one thread: `load_agent_plugins` is not safe to run
-        # from several request threads at once (one would see the kinds half registered)
-        load_agent_plugins()
         self.agents = AgentFactory()
         self._games: dict[str, GameSession] = {}
         self._lock = threading.Lock()

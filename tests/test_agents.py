@@ -259,3 +259,29 @@ def test_agents_only_pick_legal_actions_over_200_games():
         finished += 1
         assert sum(game.result.scores) == 0
     assert finished == 200
+
+
+def test_agent_plugins_load_once_for_threads_that_ask_at_once(monkeypatch):
+    """Threads that build agents at the same moment all see every installed kind (a thread
+    used to see the registry half filled while another was still importing the plugins)."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    import baohuang_env.agent as registry
+
+    def slow_plugin_import(name):  # a plugin module that takes a while to import, then registers
+        time.sleep(0.2)
+        registry.register_agent("plugin-test", registry.AGENT_KINDS["random"])
+
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "AGENT_KINDS", {"random": registry.AGENT_KINDS["random"]})
+    monkeypatch.setattr(registry, "entry_points", lambda group: [SimpleNamespace(value="plugin_test")])
+    monkeypatch.setattr(registry, "import_module", slow_plugin_import)
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(registry.agent_kinds())) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [["plugin-test", "random"]] * 4
