@@ -26,7 +26,7 @@ def agent_hint(agent: Agent, observation: np.ndarray, mask: np.ndarray, labels: 
     values: np.ndarray | None = None
     name = None
     if hasattr(agent, "action_values"):
-        values, name = np.asarray(agent.action_values(observation, legal), dtype=np.float64), "Q (expected score)"
+        values, name = np.asarray(agent.action_values(observation, legal), dtype=np.float64), "Q (expected return)"
     elif hasattr(agent, "logits"):
         z = np.asarray(agent.logits(observation, legal), dtype=np.float64)
         p = np.exp(z - z.max())
