@@ -6,6 +6,7 @@ once with the install command (tested with the import blocked)."""
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import shutil
@@ -58,6 +59,38 @@ def test_backend_keys_are_checked():
         load_config(PPOConfig, None, ["backend=ray"])
     with pytest.raises(ValueError, match=r"actors=2 needs backend=ray"):
         load_config(PPOConfig, None, ["actors=2"])
+
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The modules that import Ray when they are imported; each is imported only once Ray is there.
+RAY_MODULES = {"agents/dmc/ray_actors.py", "agents/ppo/ray_workers.py", "agents/rllib_env.py"}
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """Modules `path` imports at import time (not inside functions), as written (`.x` relative)."""
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            found.add("." * node.level + (node.module or ""))
+    return found
+
+
+def test_ray_is_optional_and_rllib_env_is_imported_by_nothing():
+    """Only the Ray modules import Ray at import time, nothing imports them at import time
+    (the trainers load them lazily, once `require_ray` passed), and no project module
+    imports the RLlib adapter at all, so the main install needs neither."""
+    packages = ("baohuang_env", "baohuang_eval", "agents", "baohuang_cli")
+    files = [p for pkg in packages for p in (ROOT / pkg).rglob("*.py")]
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        top = _top_level_imports(path)
+        if rel not in RAY_MODULES:
+            assert not any(m == "ray" or m.startswith("ray.") for m in top), f"{rel} imports ray at import time"
+        assert not any(m.endswith(("ray_actors", "ray_workers")) for m in top), f"{rel} imports a Ray module eagerly"
+        assert "rllib_env" not in path.read_text(encoding="utf-8") or rel == "agents/rllib_env.py", \
+            f"{rel} refers to the RLlib adapter"
 
 
 def test_actor_seeds_differ_by_actor_and_by_restart():
