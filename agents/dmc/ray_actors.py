@@ -1,7 +1,7 @@
 """DMC actors on Ray (backend "ray"): Ray Core actors, one per `actors`, each playing
 self-play games with its own copy of the networks.
 
-The learner keeps one call in flight per actor: `rollout(version, weights)` plays games until
+The learner keeps two calls queued per actor: `rollout(version, weights)` plays games until
 at least one chunk of `unroll_length` rows is staged and returns the chunks (observations,
 action ids, targets: numpy, through the object store) with the frames of those games. The
 weights are `ray.put` once per version by the learner and passed by reference; an actor loads
@@ -35,6 +35,11 @@ from .model import network_names
 
 #: A chunk as it travels: network index, observations, action ids, targets.
 RawChunk = tuple[int, np.ndarray, np.ndarray, np.ndarray]
+#: Calls queued per actor: while the learner receives one result, the actor already plays
+#: the next call's games (the round trip, about 2 ms here, would otherwise leave it idle).
+CALLS_PER_ACTOR = 2
+#: Seconds `close` waits for the calls in flight before ending the actors.
+CLOSE_WAIT_S = 10.0
 
 
 class _ChunkCollector(Collector):
@@ -93,7 +98,8 @@ class RayActors:
         self.weights = ray.put([numpy_state(n) for n in nets])
         self.stale = False
         self.actors = [DMCActor.remote(cfg, rules, i, seed, obs_size, action_size) for i in range(cfg.actors)]
-        self.calls = {a.rollout.remote(self.version, self.weights): a for a in self.actors}
+        self.calls = {a.rollout.remote(self.version, self.weights): a
+                      for _ in range(CALLS_PER_ACTOR) for a in self.actors}
 
     def receive(self) -> list[tuple[int, Chunk]]:
         ready, _ = ray.wait(list(self.calls), num_returns=1, timeout=0.5)
@@ -118,5 +124,7 @@ class RayActors:
         self.stale = True
 
     def close(self) -> None:
+        """Let the calls in flight end (a game or so), then end the actors."""
+        ray.wait(list(self.calls), num_returns=len(self.calls), timeout=CLOSE_WAIT_S)
         for actor in self.actors:
             ray.kill(actor, no_restart=True)

@@ -97,5 +97,6 @@ class RayWorkers:
         return None
 
     def close(self) -> None:
+        """End the workers (no call is in flight between updates)."""
         for actor in self.actors:
             ray.kill(actor, no_restart=True)
