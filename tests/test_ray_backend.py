@@ -199,6 +199,19 @@ class ActorKiller(threading.Thread):
             time.sleep(0.1)
 
 
+def _restarts(address: str, cls: str) -> list[int]:
+    """Ray's restart counts of the actors of class `cls` the cluster has run (the actor table
+    keeps ended ones); the same record `ray_backend.restart_count` reads for an actor's seed."""
+    import ray
+    from ray._private.state import actors
+
+    ray.init(address=address, log_to_driver=False)
+    try:
+        return [a["NumRestarts"] for a in actors().values() if a["ActorClassName"].endswith(cls)]
+    finally:
+        ray.shutdown()
+
+
 def _train_with_a_kill(train, cfg, cluster, cls: str) -> tuple[Path, ActorKiller]:
     killer = ActorKiller(cluster["pid"], cls)
     killer.start()
@@ -217,6 +230,7 @@ def test_dmc_on_a_cluster_survives_a_killed_actor_and_resumes(cluster, tmp_path)
     run_dir, killer = _train_with_a_kill(train_dmc, cfg, cluster, "DMCActor")
     assert killer.killed is not None, "the actors never came up"
     assert killer.replacements, "Ray did not restart the killed actor"
+    assert max(_restarts(cluster["address"], "DMCActor")) >= 1  # its seed came from restart count 1
     ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
     c = ckpt["counters"]
     assert c["frames"] > 0 and c["updates"] > 0
@@ -232,19 +246,20 @@ def test_dmc_on_a_cluster_survives_a_killed_actor_and_resumes(cluster, tmp_path)
 
 
 @pytest.mark.slow
-def test_ppo_on_a_cluster_survives_a_killed_worker_and_resumes(cluster, tmp_path):
+def test_ppo_on_a_cluster_survives_a_killed_worker_and_resumes_locally(cluster, tmp_path):
     cfg = load_config(PPOConfig, None, [*PPO_TINY, "backend=ray", "actors=2", f"ray_address={cluster['address']}",
                                         "total_minutes=0.3", f"runs_dir={tmp_path}"])
     run_dir, killer = _train_with_a_kill(train_ppo, cfg, cluster, "PPOWorker")
     assert killer.killed is not None, "the workers never came up"
     assert killer.replacements, "Ray did not restart the killed worker"
+    assert max(_restarts(cluster["address"], "PPOWorker")) >= 1  # its seed came from restart count 1
     ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
     c = ckpt["counters"]
     assert c["updates"] > 0 and c["frames"] > c["decisions"] >= c["updates"] * cfg.rollout_decisions
     assert (run_dir / "model.pt").is_file()
 
-    more = load_config(PPOConfig, None, [*PPO_TINY, "backend=ray", "actors=2", f"ray_address={cluster['address']}",
-                                         "total_minutes=10", f"total_frames={c['frames'] + 500}",
+    # the run goes on with the local backend: a checkpoint does not depend on where its games were played
+    more = load_config(PPOConfig, None, [*PPO_TINY, "total_minutes=10", f"total_frames={c['frames'] + 500}",
                                          f"runs_dir={tmp_path}"])
     assert train_ppo(more, resume=str(run_dir), log=io.StringIO()) == run_dir
     after = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)["counters"]
