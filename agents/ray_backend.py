@@ -51,7 +51,12 @@ def ray_session(address: str) -> Iterator[Any]:
         yield ray
         return
     if address:
-        ray.init(address=address, log_to_driver=True)
+        try:
+            ray.init(address=address, log_to_driver=True)
+        except ConnectionError as err:
+            raise ValueError(f"ray_address={address!r}: cannot join a Ray cluster there ({err}). Start one "
+                             "first (`ray start --head` on this host), or give ray_address='' to start a Ray "
+                             "instance for this run only") from None
     else:
         ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=True)
     try:

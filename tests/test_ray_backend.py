@@ -101,6 +101,22 @@ def test_actor_seeds_differ_by_actor_and_by_restart():
 
 
 # ----------------------------------------------------------------------------- the cluster
+def test_joining_no_cluster_says_how_to_start_one(monkeypatch):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
+    import ray
+
+    from agents.ray_backend import ray_session
+
+    def refuse(**kwargs):
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(ValueError, match=r"ray_address='auto': cannot join a Ray cluster there.*ray start --head"):
+        with ray_session("auto"):
+            pass
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
