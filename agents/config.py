@@ -31,6 +31,9 @@ T = TypeVar("T")
 #: the old name still load.
 RENAMED_KEYS = {"objective": "reward_mode"}
 
+#: Where a trainer's actors or rollout workers run (`RunConfig.backend`).
+BACKENDS = ("local", "ray")
+
 
 @dataclass
 class RunConfig:
@@ -74,6 +77,14 @@ class RunConfig:
     """Progress line and TensorBoard scalars this often."""
     runs_dir: str = "runs"
     """Parent folder of run directories."""
+    backend: str = "local"
+    """Where the actors (DMC) or rollout workers (PPO) run: "local" (processes of this
+    machine, no Ray needed) or "ray" (Ray actors, on this machine or a cluster: `ray_address`;
+    needs `pip install -e ".[ray]"`). The learner, checkpoints, TensorBoard and resume are the
+    same either way (`agents.ray_backend`)."""
+    ray_address: str = ""
+    """With backend "ray": "" starts a Ray instance on this machine for the run (stopped at
+    its end); "auto" or HOST:PORT joins a running cluster (`ray start --head` ...)."""
 
     def validate(self) -> None:
         """Raise ValueError naming the first knob with an impossible value."""
@@ -83,6 +94,10 @@ class RunConfig:
             raise ValueError(f"eval_protocol must be 'team' or 'seat', got {self.eval_protocol!r}")
         if self.total_minutes <= 0 and self.total_frames <= 0:
             raise ValueError("set total_minutes or total_frames to a positive value")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.ray_address and self.backend != "ray":
+            raise ValueError(f"ray_address={self.ray_address!r} needs backend=ray (the local backend runs no Ray)")
 
     @classmethod
     def trained_config(cls, ckpt: dict[str, Any]) -> dict[str, Any]:

@@ -62,7 +62,7 @@ R = TypeVar("R", bound=RunConfig)
 #: The config keys a resumed run may change (by `--config` or key=value on top of the run's
 #: own config): the budget (how much longer to train), the cadences (how often to log,
 #: checkpoint and evaluate), the evaluations (which bots, how many deals: what is reported,
-#: not what is learned) and the worker counts (how many processes or threads do the work).
+#: not what is learned) and the workers (how many processes or threads do the work, and where: backend).
 #: None of them changes what the networks learn from or what the checkpoint holds. Every
 #: other key does, or names the run: the rules, rewards, network sizes, optimizer,
 #: exploration, opponents, seeds, the evaluation deal set (curves before and after a resume
@@ -73,7 +73,7 @@ MID_RUN_KEYS = frozenset({
     "total_minutes", "total_frames",
     "log_seconds", "checkpoint_minutes", "eval_minutes",
     "eval_opponents", "eval_deals", "final_eval_deals",
-    "actors", "torch_threads",
+    "actors", "torch_threads", "backend", "ray_address",
 })
 
 

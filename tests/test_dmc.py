@@ -249,8 +249,8 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.time() + 120
     ckpts: list[Path] = []
-    while time.time() < deadline and not ckpts:
-        time.sleep(0.5)
+    while time.time() < deadline and not (ckpts and torch.load(ckpts[0], weights_only=True)["counters"]["frames"]):
+        time.sleep(0.5)  # a checkpoint with frames in it (on a loaded machine the actor starts late)
         ckpts = list(tmp_path.glob(f"*/{CHECKPOINT_NAME}"))
     time.sleep(2.0)  # let it train a little past the checkpoint
     os.kill(proc.pid, signal.SIGKILL)  # the learner only: its actors must notice and exit

@@ -222,7 +222,7 @@ def test_options_named_alone_exist() -> None:
 
 def test_quick_start_names_files_and_extras_that_exist() -> None:
     """The configs and the shipped agent the docs name are in the repository, and the quick
-    start's `pip install -e ".[dev]"` (and any other extra the docs install) names extras that
+    start's `pip install -e ".[dev]"` and every other documented extra is one that
     pyproject.toml defines."""
     text = "\n".join(path.read_text(encoding="utf-8") for path in DOCS)
     files = set(REPO_FILE.findall(text))

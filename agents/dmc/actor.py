@@ -45,7 +45,9 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
 
 
 class Collector:
-    """Plays self-play games and turns them into filled buffer slots."""
+    """Plays training games (`opponent_mix`) and turns them into filled buffer slots (the local backend's
+    transport; `agents.dmc.ray_actors` overrides `_flush` to return the rows instead).
+    `frames`: a shared counter the games' steps are added to, or None."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
@@ -78,9 +80,10 @@ class Collector:
                 bot.reset(int(self.rng.integers(2**31)))
         return bots
 
-    def play_game(self) -> None:
+    def play_game(self) -> int:
         """One game against this game's opponent (`DMCConfig.opponent_mix`); the learner's
-        decisions go to staging, full slots to the learner."""
+        decisions go to staging, full slots to the learner (when `_flush` finds a free one).
+        Returns the game's frames (engine steps)."""
         game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
         enc, agent = self.encoder, self.agent
         rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]  # (network, obs, action)
@@ -111,16 +114,25 @@ class Collector:
             ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
             for net, obs, action in rows[seat]:
                 self.staging[net].append((obs, action, ret))
-        with self.frames.get_lock():
-            self.frames.value += steps
+        if self.frames is not None:
+            with self.frames.get_lock():
+                self.frames.value += steps
         for net in range(len(self.staging)):
             while len(self.staging[net]) >= self.cfg.unroll_length and self._flush(net):
                 pass
+        return steps
+
+    def take_chunk(self, net: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The oldest `unroll_length` staged rows of network `net`: observations, action ids
+        and Monte-Carlo targets."""
+        T = self.cfg.unroll_length
+        chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
+        return (np.stack([c[0] for c in chunk]), np.array([c[1] for c in chunk], dtype=np.int64),
+                np.array([c[2] for c in chunk], dtype=np.float32))
 
     def _flush(self, net: int) -> bool:
         """Move one slot's worth of staged rows into a free slot; False when none is free
         and `blocking` is off (inline mode: the learner must first consume a batch)."""
-        T = self.cfg.unroll_length
         while True:
             try:
                 slot = self.free_queues[net].get(block=self.blocking, timeout=1.0 if self.blocking else None)
@@ -130,10 +142,10 @@ class Collector:
                     return False
                 if self.should_stop():  # the learner is done, or died (kill -9): no one to wait for
                     raise SystemExit(0) from None
-        chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
-        self.buffers["obs"][slot] = torch.from_numpy(np.stack([c[0] for c in chunk]))
-        self.buffers["action"][slot] = torch.from_numpy(self.features[[c[1] for c in chunk]])
-        self.buffers["target"][slot] = torch.tensor([c[2] for c in chunk])
+        obs, actions, target = self.take_chunk(net)
+        self.buffers["obs"][slot] = torch.from_numpy(obs)
+        self.buffers["action"][slot] = torch.from_numpy(self.features[actions])
+        self.buffers["target"][slot] = torch.from_numpy(target)
         self.full_queue.put((net, slot))
         return True
 

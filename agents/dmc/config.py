@@ -36,7 +36,8 @@ class DMCConfig(RunConfig):
     """As `RunConfig.reward_mode`; DMC's default is "win", measured better than "score" on a
     short budget (docs/training.md, "Measured")."""
     actors: int = 2
-    """Actor processes; 0 runs the actor inline in the learner (deterministic, for tests)."""
+    """Actor processes (backend "local"; 0 runs the actor inline in the learner: deterministic,
+    for tests), or Ray actors (backend "ray", at least 1)."""
     epsilon: float = 0.05
     """Exploration: an actor plays a uniformly random legal action with this probability."""
     networks: str = "shared"
@@ -91,3 +92,5 @@ class DMCConfig(RunConfig):
                              f"({self.slots_per_role}) so actors never starve")
         if self.actors < 0 or not 0.0 <= self.epsilon <= 1.0:
             raise ValueError("actors must be >= 0 and epsilon in [0, 1]")
+        if self.backend == "ray" and self.actors < 1:
+            raise ValueError(f"backend=ray needs actors >= 1 (the Ray actors that play), got {self.actors}")

@@ -1,17 +1,17 @@
 """`baohuang train dmc`: the DMC learner loop, top to bottom.
 
     config -> rules -> run (new, or resumed from a checkpoint) -> networks (shared memory)
-    + optimizers -> shared buffers + actor processes -> loop { take full slots; when a
-    network has a batch: regress Q on Monte-Carlo returns; log; checkpoint; evaluate }
-    -> final checkpoint + model.pt. (`baohuang train` then prints the evaluation table.)
+    + optimizers -> actors (backend "local": processes and shared buffers; "ray": Ray actors,
+    `agents.dmc.ray_actors`) -> loop { take the chunks that arrived; when a network has a
+    batch: regress Q on Monte-Carlo returns; log; checkpoint; evaluate } -> final checkpoint
+    + model.pt. (`baohuang train` then prints the evaluation table.)
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
-import queue
 import sys
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,11 +26,12 @@ from ..action_features import ActionFeatures
 from ..checkpoint import load_checkpoint
 from ..config import config_to_dict
 from ..networks import ActionScorer
-from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, RunClock, open_run
+from ..ray_backend import ray_session, require_ray
+from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
-from .actor import Collector, actor_process, make_buffers
 from .agent import DMCAgent, dmc_compatibility
 from .config import DMCConfig, checkpoint_networks
+from .local_actors import Actors, Chunk, LocalActors
 from .model import network_names
 
 __all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "DMCCounters", "train"]
@@ -75,6 +76,8 @@ def warm_start_weights(cfg: DMCConfig, rules: Rules, obs_size: int, action_size:
 def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rules | None = None) -> Path:
     """Train, checkpointing into the run directory; returns it. `rules`: the run's rules when
     the caller has built them already (`cfg.build_rules()`)."""
+    if cfg.backend == "ray":
+        require_ray()  # before the run directory exists
     rules = cfg.build_rules() if rules is None else rules
     obs_size = observation_layout(rules).size
     action_size = ActionFeatures(rules).size
@@ -103,47 +106,37 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     def payload() -> dict[str, Any]:
         return checkpoint_payload(cfg, rules, nets, optimizers, counters, obs_size, action_size)
 
-    # --- buffers and actors -------------------------------------------------------------
-    ctx = mp.get_context("spawn")
-    buffers = make_buffers(cfg, obs_size, action_size)
-    inline = cfg.actors == 0
-    q_factory = queue.Queue if inline else ctx.Queue
-    free_queues = [q_factory() for _ in names]
-    full_queue = q_factory()
-    for net in range(len(names)):
-        for k in range(cfg.slots_per_role):
-            free_queues[net].put(net * cfg.slots_per_role + k)
-    frames = ctx.Value("q", counters.frames)
-    stop = ctx.Event()
+    # --- actors (a process tree, or Ray actors: the same interface) --------------------
     actor_seed = cfg.seed * 1000 + counters.updates
-    procs = []
-    collector = None
-    if inline:
-        collector = Collector(cfg, rules, nets, buffers, free_queues, full_queue, frames, actor_seed,
-                              blocking=False)
-    else:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        for i in range(cfg.actors):
-            p = ctx.Process(target=actor_process, daemon=True, args=(
-                cfg, rules, nets, buffers, free_queues, full_queue, frames, stop, actor_seed + i))
-            p.start()
-            procs.append(p)
+    with ExitStack() as stack:
+        if cfg.backend == "ray":
+            stack.enter_context(ray_session(cfg.ray_address))
+            from .ray_actors import RayActors as Transport
+        else:
+            Transport = LocalActors
+        actors = Transport(cfg, rules, nets, counters.frames, actor_seed, obs_size, action_size)
+        stack.callback(actors.close)
+        clock = _learn(cfg, rules, run, nets, optimizers, actors, payload, log)
+    return run.finish(payload(), f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
+                      f"{clock.minutes()}", log)
 
-    # --- the learner loop ---------------------------------------------------------------
-    pending: list[list[int]] = [[] for _ in names]
-    clock = RunClock(cfg, counters, frames=lambda: frames.value)
+
+def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], optimizers: list, actors: Actors,
+           payload: Callable[[], dict[str, Any]], log) -> RunClock:
+    """The learner loop: take the chunks the actors send; when a network has a batch of them,
+    regress it on their Monte-Carlo returns; log, checkpoint and evaluate on the clock, until
+    the budget is spent. Returns the clock."""
+    names = network_names(cfg.networks)
+    counters = run.counters
+    pending: list[list[Chunk]] = [[] for _ in names]
+    clock = RunClock(cfg, counters, frames=actors.frames)
     recent_loss = {r: [] for r in names}
     recent_return = {r: [] for r in names}
 
     def learn(net: int) -> None:
-        """One regression step of network `net` on a batch of its full slots."""
-        slots, pending[net] = pending[net][:cfg.batch_slots], pending[net][cfg.batch_slots:]
-        idx = torch.tensor(slots)
-        obs = buffers["obs"][idx].flatten(0, 1)  # advanced indexing copies: the slots can go back
-        act = buffers["action"][idx].flatten(0, 1)
-        target = buffers["target"][idx].flatten(0, 1)
-        for s in slots:
-            free_queues[net].put(s)
+        """One regression step of network `net` on a batch of its chunks."""
+        chunks, pending[net] = pending[net][:cfg.batch_slots], pending[net][cfg.batch_slots:]
+        obs, act, target = (torch.cat(part) for part in zip(*chunks, strict=True))
         loss = torch.nn.functional.mse_loss(nets[net](obs, act), target)
         optimizers[net].zero_grad()
         loss.backward()
@@ -153,54 +146,35 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         counters.rows += target.numel()
         recent_loss[names[net]].append(loss.item())
         recent_return[names[net]].append(target.mean().item())
+        actors.publish()
 
-    try:
-        while not clock.done():
-            items = []
-            if inline:  # play one game here, then learn from every slot it filled
-                collector.play_game()
-                while not full_queue.empty():
-                    items.append(full_queue.get_nowait())
-            else:
-                try:
-                    items.append(full_queue.get(timeout=0.5))
-                except queue.Empty:
-                    if not any(p.is_alive() for p in procs):
-                        raise RuntimeError("all actor processes died; see their errors above") from None
-                    continue
-            for net, slot in items:
-                pending[net].append(slot)
-                if len(pending[net]) >= cfg.batch_slots:
-                    learn(net)
+    while not clock.done():
+        for net, chunk in actors.receive():
+            pending[net].append(chunk)
+            if len(pending[net]) >= cfg.batch_slots:
+                learn(net)
 
-            clock.tick()
-            if clock.due("log"):
-                fps, step = clock.frame_rate(), counters.frames
-                run.writer.add_scalar("charts/SPS", fps, step)
-                run.writer.add_scalar("charts/updates", counters.updates, step)
-                clock.write_minutes(run.writer, step)
-                for r in names:
-                    if recent_loss[r]:
-                        run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
-                        run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
-                losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
-                for r in names:
-                    recent_loss[r].clear()
-                    recent_return[r].clear()
-                print(clock.progress("dmc", fps, f"loss {losses}"), file=log, flush=True)
-            if clock.due("checkpoint"):
-                run.save(payload())
-            if clock.due("eval"):
-                with clock.evaluating():  # off the budget; the actors fill free slots meanwhile
-                    log_eval(run.writer, DMCAgent(rules, nets), cfg, rules, counters.frames, cfg.eval_deals, log,
-                             tag="dmc")
-    finally:
-        stop.set()
-        for p in procs:
-            p.join(timeout=2)
-            if p.is_alive():
-                p.terminate()
+        clock.tick()
+        if clock.due("log"):
+            fps, step = clock.frame_rate(), counters.frames
+            run.writer.add_scalar("charts/SPS", fps, step)
+            run.writer.add_scalar("charts/updates", counters.updates, step)
+            clock.write_minutes(run.writer, step)
+            for r in names:
+                if recent_loss[r]:
+                    run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
+                    run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
+            losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
+            for r in names:
+                recent_loss[r].clear()
+                recent_return[r].clear()
+            print(clock.progress("dmc", fps, f"loss {losses}"), file=log, flush=True)
+        if clock.due("checkpoint"):
+            run.save(payload())
+        if clock.due("eval"):
+            with clock.evaluating():  # off the budget; the actors go on playing meanwhile
+                log_eval(run.writer, DMCAgent(rules, nets), cfg, rules, counters.frames, cfg.eval_deals, log,
+                         tag="dmc")
     clock.tick()
     clock.write_minutes(run.writer, counters.frames)
-    return run.finish(payload(), f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
-                      f"{clock.minutes()}", log)
+    return clock

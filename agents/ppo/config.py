@@ -26,6 +26,10 @@ class PPOConfig(RunConfig):
     """Games played at once; every step, one batched forward pass decides for all of them."""
     rollout_decisions: int = 8192
     """Learner decisions (non-forced) collected per update."""
+    actors: int = 0
+    """Rollout workers with backend "ray" (at least 1): each plays num_games games at once
+    and collects its share of rollout_decisions. Must be 0 with backend "local", where the
+    learner process plays the games itself."""
     opponent_mix: dict[str, float] = field(
         default_factory=lambda: {SELF: 0.5, SNAPSHOTS: 0.2, "random": 0.15, "greedy": 0.15})
     """Weights of each game's opponent: "self" (the learner at all five seats), "snapshots"
@@ -98,6 +102,11 @@ class PPOConfig(RunConfig):
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
         check_opponent_mix(self.opponent_mix)
+        if self.backend == "ray" and self.actors < 1:
+            raise ValueError(f"backend=ray needs actors >= 1 (the Ray rollout workers), got {self.actors}")
+        if self.backend == "local" and self.actors != 0:
+            raise ValueError(f"actors={self.actors} needs backend=ray: with backend=local the learner process "
+                             "plays the games (actors must be 0)")
         if not 0.0 <= self.gae_lambda <= 1.0 or not 0.0 < self.gamma <= 1.0:
             raise ValueError("gae_lambda must be in [0, 1] and gamma in (0, 1]")
 

@@ -1,15 +1,18 @@
 """`baohuang train ppo`: PPO self-play with an opponent pool, top to bottom.
 
     config -> rules -> run (new, or resumed from a checkpoint) -> actor-critic + Adam +
-    opponent pool -> loop { learning rate from the schedule; collect a rollout of learner decisions from
-    num_games games at once; PPO epochs over it; snapshot into the pool on schedule or when
-    the learner beats the pool; log; checkpoint; evaluate } -> final checkpoint + model.pt.
+    opponent pool -> workers (backend "local": the learner process; "ray": Ray rollout workers,
+    `agents.ppo.ray_workers`) -> loop { learning rate from the schedule; collect a rollout of
+    learner decisions from num_games games at once (per worker); PPO epochs over it; snapshot
+    into the pool on schedule or when the learner beats the pool; log; checkpoint; evaluate }
+    -> final checkpoint + model.pt.
 """
 
 from __future__ import annotations
 
 import sys
 from collections import defaultdict, deque
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,12 +27,14 @@ from baohuang_eval import validate_specs
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
 from ..opponents import SELF, SNAPSHOTS, opponent_tag
-from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, RunClock, open_run
+from ..ray_backend import ray_session, require_ray
+from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, Run, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
 from .config import PPOConfig
 from .model import ActorCritic
-from .rollout import Batch, OpponentPool, Rollouts
+from .rollout import Batch, OpponentPool
+from .workers import LocalWorkers, Workers
 
 __all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "PPOCounters", "ppo_update", "train"]
 
@@ -109,7 +114,7 @@ def learning_rate(cfg: PPOConfig, counters: PPOCounters) -> float:
 
 
 def checkpoint_payload(cfg: PPOConfig, rules: Rules, net: ActorCritic, optimizer, pool: OpponentPool,
-                       rollouts: Rollouts, counters: PPOCounters) -> dict[str, Any]:
+                       workers: Workers, counters: PPOCounters) -> dict[str, Any]:
     return {
         "compat": ppo_compatibility(rules),
         "config": config_to_dict(cfg),
@@ -118,19 +123,21 @@ def checkpoint_payload(cfg: PPOConfig, rules: Rules, net: ActorCritic, optimizer
         "optimizer": optimizer.state_dict(),
         "pool": pool.state(),
         "counters": vars(counters).copy(),
-        "rng": {**rng_state(), "rollouts": rollouts.rng_state()},
+        "rng": {**rng_state(), "rollouts": workers.rng_state()},
     }
 
 
 def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rules | None = None) -> Path:
     """Train, checkpointing into the run directory; returns it. `rules`: the run's rules when
     the caller has built them already (`cfg.build_rules()`)."""
+    if cfg.backend == "ray":
+        require_ray()  # before the run directory exists
     rules = cfg.build_rules() if rules is None else rules
     validate_specs(cfg.opponent_specs(), rules)  # a typo in opponent_mix fails now
     arch = architecture(cfg, rules)
     run = open_run(cfg, resume, load=lambda path: load_ppo_checkpoint(str(path), rules), counters=PPOCounters(),
                    log=log)
-    counters, writer = run.counters, run.writer
+    counters = run.counters
 
     torch.set_num_threads(cfg.torch_threads)
     net = ActorCritic(**arch)
@@ -143,17 +150,33 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         optimizer.load_state_dict(run.checkpoint["optimizer"])
         pool.load(run.checkpoint["pool"], net)
         set_rng_state(run.checkpoint["rng"])
-    rollouts = Rollouts(cfg, rules, net, pool, seed=cfg.seed * 1000 + counters.updates)
-    if run.checkpoint is not None:
-        rollouts.set_rng_state(run.checkpoint["rng"]["rollouts"])  # games in flight at the checkpoint start anew
-    features = rollouts.features
+    seed = cfg.seed * 1000 + counters.updates
+    with ExitStack() as stack:
+        if cfg.backend == "ray":
+            stack.enter_context(ray_session(cfg.ray_address))
+            from .ray_workers import RayWorkers
+
+            workers = RayWorkers(cfg, rules, net, pool, seed, arch)
+        else:
+            saved = None if run.checkpoint is None else run.checkpoint["rng"].get("rollouts")
+            workers = LocalWorkers(cfg, rules, net, pool, seed, rng_state=saved)
+        stack.callback(workers.close)
+        clock = _learn(cfg, rules, run, net, optimizer, pool, workers, log)
+    return run.finish(checkpoint_payload(cfg, rules, net, optimizer, pool, workers, counters),
+                      f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions "
+                      f"trained on, {counters.updates} updates in {clock.minutes()}", log)
+
+
+def _learn(cfg: PPOConfig, rules: Rules, run: Run, net: ActorCritic, optimizer: torch.optim.Optimizer,
+           pool: OpponentPool, workers: Workers, log=sys.stderr) -> RunClock:
+    """The learner loop: learning rate from the schedule; collect a rollout from the workers;
+    PPO epochs over it; snapshot into the pool on schedule or when the learner beats the
+    pool; log; checkpoint; evaluate; until the budget is spent. Returns the clock."""
+    counters, writer = run.counters, run.writer
+    features = torch.from_numpy(ActionFeatures(rules).table.copy())
     agent = PPOAgent(rules, net)  # the live policy, for evaluations during training
-
-    def payload() -> dict[str, Any]:
-        return checkpoint_payload(cfg, rules, net, optimizer, pool, rollouts, counters)
-
-    frames_base = counters.frames - rollouts.frames
-    clock = RunClock(cfg, counters, frames=lambda: frames_base + rollouts.frames)
+    frames = counters.frames  # what the learner received, over all resumes
+    clock = RunClock(cfg, counters, frames=lambda: frames)
     update_rate = FrameRate(counters.frames, clock.now)
     recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=500))  # training-game results
     vs_snapshots: deque[float] = deque(maxlen=cfg.snapshot_window)
@@ -163,12 +186,13 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         for group in optimizer.param_groups:
             group["lr"] = lr
         torch.set_num_threads(1)  # the rollout's forward passes are small
-        batch = rollouts.collect(cfg.rollout_decisions)
+        collected = workers.collect(cfg.rollout_decisions)
         torch.set_num_threads(cfg.torch_threads)
+        batch, frames = collected.batch, frames + collected.frames
         losses = ppo_update(net, optimizer, batch, cfg, features)
         counters.updates += 1
         counters.decisions += len(batch)
-        for game in rollouts.finished:
+        for game in collected.finished:
             counters.games += 1
             if game["mode"] != SELF:
                 won = float(np.sign(game["score"]) * 0.5 + 0.5)  # a draw counts half
@@ -177,7 +201,6 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
                     vs_snapshots.append(won)
             for role, score in game["returns"]:
                 recent[f"episodic_return_{role}"].append(score)
-        rollouts.finished.clear()
         clock.tick()
 
         # --- the opponent pool ----------------------------------------------------------
@@ -206,12 +229,11 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
                                  f"ent {losses['entropy']:.2f}  ev {losses['explained_variance']:.2f}  "
                                  f"train win {rates}"), file=log, flush=True)
         if clock.due("checkpoint"):
-            run.save(payload())
+            run.save(checkpoint_payload(cfg, rules, net, optimizer, pool, workers, counters))
         if clock.due("eval"):
             with clock.evaluating():  # off the budget
                 log_eval(writer, agent, cfg, rules, step, cfg.eval_deals, log, tag="ppo")
 
     clock.tick()
     clock.write_minutes(writer, counters.frames)
-    return run.finish(payload(), f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions "
-                      f"trained on, {counters.updates} updates in {clock.minutes()}", log)
+    return clock

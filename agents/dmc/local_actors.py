@@ -1,0 +1,112 @@
+"""The DMC learner's two transports, behind one interface (`Actors`), so that the learner loop,
+checkpoints, TensorBoard and resume are one code for both backends:
+
+* `LocalActors` (backend "local"): actor processes of this machine (or one actor inline in
+  the learner with actors=0) that read the networks from shared memory and fill shared
+  buffer slots (`agents.dmc.actor`);
+* `agents.dmc.ray_actors.RayActors` (backend "ray"): Ray actors that get the weights through
+  the object store and send their rows back as object refs.
+
+Either way the learner receives chunks of `unroll_length` rows of one network and counts the
+frames of the games it received.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+from typing import Protocol
+
+import torch
+
+from baohuang_env.rules import Rules
+
+from ..networks import ActionScorer
+from .actor import Collector, actor_process, make_buffers
+from .config import DMCConfig
+from .model import network_names
+
+#: One network's rows, ready for the regression: observations (T, O), action features (T, A)
+#: and Monte-Carlo targets (T,).
+Chunk = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+
+
+class Actors(Protocol):
+    """What the learner needs from its actors, whatever runs them."""
+
+    def receive(self) -> list[tuple[int, Chunk]]:
+        """The chunks (network index, rows) that arrived, waiting up to about half a second."""
+
+    def frames(self) -> int:
+        """Frames of the run so far (those of a resumed run included) that the learner received."""
+
+    def publish(self) -> None:
+        """The networks changed: the actors play with the new weights from now on."""
+
+    def close(self) -> None:
+        """Stop the actors."""
+
+
+class LocalActors:
+    """Actor processes (spawned) sharing the networks and buffers with the learner, or with
+    actors=0 one collector inline, playing a game per `receive` (deterministic, for tests)."""
+
+    def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], frames: int, seed: int,
+                 obs_size: int, action_size: int) -> None:
+        ctx = mp.get_context("spawn")
+        names = network_names(cfg.networks)
+        self.buffers = make_buffers(cfg, obs_size, action_size)
+        self.inline = cfg.actors == 0
+        q_factory = queue.Queue if self.inline else ctx.Queue
+        self.free_queues = [q_factory() for _ in names]
+        self.full_queue = q_factory()
+        for net in range(len(names)):
+            for k in range(cfg.slots_per_role):
+                self.free_queues[net].put(net * cfg.slots_per_role + k)
+        self._frames = ctx.Value("q", frames)
+        self.stop = ctx.Event()
+        self.procs: list = []
+        self.collector = None
+        if self.inline:
+            self.collector = Collector(cfg, rules, nets, self.buffers, self.free_queues, self.full_queue,
+                                       self._frames, seed, blocking=False)
+            return
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        for i in range(cfg.actors):
+            p = ctx.Process(target=actor_process, daemon=True, args=(
+                cfg, rules, nets, self.buffers, self.free_queues, self.full_queue, self._frames, self.stop, seed + i))
+            p.start()
+            self.procs.append(p)
+
+    def receive(self) -> list[tuple[int, Chunk]]:
+        items = []
+        if self.inline:  # play one game here, then take every slot it filled
+            self.collector.play_game()
+            while not self.full_queue.empty():
+                items.append(self.full_queue.get_nowait())
+        else:
+            try:
+                items.append(self.full_queue.get(timeout=0.5))
+            except queue.Empty:
+                if not any(p.is_alive() for p in self.procs):
+                    raise RuntimeError("all actor processes died; see their errors above") from None
+        out = []
+        for net, slot in items:
+            out.append((net, (self.buffers["obs"][slot].clone(), self.buffers["action"][slot].clone(),
+                              self.buffers["target"][slot].clone())))
+            self.free_queues[net].put(slot)  # copied: the slot can be filled again
+        return out
+
+    def frames(self) -> int:
+        return self._frames.value
+
+    def publish(self) -> None:
+        """Nothing to send: the actors read the networks from shared memory."""
+
+    def close(self) -> None:
+        self.stop.set()
+        for p in self.procs:
+            p.join(timeout=2)
+            if p.is_alive():
+                p.terminate()
