@@ -71,10 +71,16 @@ class RunConfig:
     """Progress line and TensorBoard scalars this often."""
     runs_dir: str = "runs"
     """Parent folder of run directories."""
+    guard_head_weight: float = 0.0
+    """Weight of the auxiliary guard-belief loss (`agents.guard_head`: predict the guard's
+    seat from the acting seat's observation, trained on the hidden label); 0 leaves the head
+    out."""
 
     def validate(self) -> None:
         """Raise ValueError naming the first knob with an impossible value."""
         check_reward_mode(self.reward_mode)
+        if self.guard_head_weight < 0:
+            raise ValueError(f"guard_head_weight must be >= 0, got {self.guard_head_weight}")
         check_distinct_tags("eval_opponents", self.eval_opponents)
         if self.total_minutes <= 0 and self.total_frames <= 0:
             raise ValueError("set total_minutes or total_frames to a positive value")

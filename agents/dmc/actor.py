@@ -22,6 +22,7 @@ from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
 from baohuang_env.seeds import TRAIN_SEED_START
 
+from ..guard_belief import NO_LABEL, guard_label
 from ..networks import ActionScorer
 from ..training import seed_everything
 from .agent import DMCAgent
@@ -36,6 +37,7 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
         "obs": torch.zeros(slots, T, obs_size).share_memory_(),
         "action": torch.zeros(slots, T, action_size).share_memory_(),
         "target": torch.zeros(slots, T).share_memory_(),
+        "guard": torch.full((slots, T), NO_LABEL, dtype=torch.int64).share_memory_(),  # guard head's labels
     }
 
 
@@ -54,13 +56,13 @@ class Collector:
         self.features = self.agent.features
         self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
         self.rng = np.random.default_rng(seed)
-        self.staging: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in nets]
+        self.staging: list[list[tuple[np.ndarray, int, float, int]]] = [[] for _ in nets]
 
     def play_game(self) -> None:
         """One self-play game; its decisions go to staging, full slots to the learner."""
         game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
         enc, agent = self.encoder, self.agent
-        rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]  # (network, obs, action)
+        rows: list[list[tuple[int, np.ndarray, int, int]]] = [[] for _ in range(NUM_SEATS)]  # (net, obs, action, guard)
         steps = 0
         while not game.is_over:
             seat = game.current_player
@@ -71,14 +73,14 @@ class Collector:
             else:
                 obs = enc.encode(game, seat)
                 action = agent.act(obs, mask)
-                rows[seat].append((agent.network_of(obs), obs, action))
+                rows[seat].append((agent.network_of(obs), obs, action, guard_label(game, seat)))
                 game.step(action)
             steps += 1
         scores = game.result.scores
         for seat in range(NUM_SEATS):
             ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
-            for net, obs, action in rows[seat]:
-                self.staging[net].append((obs, action, ret))
+            for net, obs, action, guard in rows[seat]:
+                self.staging[net].append((obs, action, ret, guard))
         with self.frames.get_lock():
             self.frames.value += steps
         for net in range(len(self.staging)):
@@ -102,6 +104,7 @@ class Collector:
         self.buffers["obs"][slot] = torch.from_numpy(np.stack([c[0] for c in chunk]))
         self.buffers["action"][slot] = torch.from_numpy(self.features[[c[1] for c in chunk]])
         self.buffers["target"][slot] = torch.tensor([c[2] for c in chunk])
+        self.buffers["guard"][slot] = torch.tensor([c[3] for c in chunk])
         self.full_queue.put((net, slot))
         return True
 

@@ -23,6 +23,7 @@ from baohuang_eval import validate_specs
 
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
+from ..guard_head import guard_head_loss
 from ..opponents import opponent_tag
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
@@ -41,8 +42,11 @@ class PPOCounters(Counters):
 
 
 def architecture(cfg: PPOConfig, rules: Rules) -> dict[str, int]:
-    return {"obs_size": observation_layout(rules).size, "action_size": ActionFeatures(rules).size,
+    arch = {"obs_size": observation_layout(rules).size, "action_size": ActionFeatures(rules).size,
             "hidden": cfg.hidden, "head": cfg.head, "value_hidden": cfg.value_hidden}
+    if cfg.guard_head_weight > 0:  # (key absent otherwise: older checkpoints load as before)
+        arch["guard_head"] = True
+    return arch
 
 
 def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
@@ -80,6 +84,13 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
             else:
                 v_loss = 0.5 * ((new_value - ret[idx]) ** 2).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if net.guard_head is not None and batch.guard is not None:  # the label enters the loss only
+                g_loss, g_acc, g_n = guard_head_loss(net.guard_head, net.policy.state(obs[idx]),
+                                                     torch.from_numpy(batch.guard[idx]))
+                loss = loss + cfg.guard_head_weight * g_loss
+                if g_n:
+                    stats["guard_head"].append(g_loss.item())
+                    stats["guard_head_accuracy"].append(g_acc)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -191,7 +202,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         # --- logging (TensorBoard every update, a progress line every log_seconds) -------
         step = counters.frames
         for name, value in losses.items():
-            writer.add_scalar(f"losses/{name}", value, step)
+            writer.add_scalar(f"charts/{name}" if name == "guard_head_accuracy" else f"losses/{name}", value, step)
         writer.add_scalar("charts/SPS", update_rate(counters.frames, clock.now), step)
         writer.add_scalar("charts/learning_rate", lr, step)
         writer.add_scalar("charts/updates", counters.updates, step)
