@@ -152,8 +152,8 @@ def _has_belief(agent: Any) -> bool:
     return getattr(agent, "has_guard_head", True)
 
 
-def _start(rules: Rules, deal: int, roles: str) -> Game:
-    return default_roles(rules, deal) if roles == "auto" else Game(rules, seed=deal)
+def _start(rules: Rules, deal: int, roles: str, encoder: Encoder) -> Game:
+    return default_roles(rules, deal, encoder) if roles == "auto" else Game(rules, seed=deal)
 
 
 def collect_chunk(spec: str, rules_dict: dict[str, Any], seeds: list[int], roles: str,
@@ -165,7 +165,7 @@ def collect_chunk(spec: str, rules_dict: dict[str, Any], seeds: list[int], roles
     rows: list[dict[str, Any]] = []
     logs = []
     for deal in seeds:
-        game = _start(rules, deal, roles)
+        game = _start(rules, deal, roles, encoder)
         if game.is_over:
             continue
         rec = _GameRecorder(game, deal, rows)

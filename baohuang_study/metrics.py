@@ -41,6 +41,28 @@ def _bins(conf: np.ndarray, correct: np.ndarray, bins: int) -> list[dict[str, An
     return out
 
 
+def top1_credit(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """(N,) top-1 credit per row with ties broken at random, in expectation: 1 / (tied top
+    seats) when the guard is among them, else 0."""
+    conf = probs.max(axis=1)
+    ties = np.isclose(probs, conf[:, None], rtol=0.0, atol=1e-12)
+    return ties[np.arange(len(labels)), labels] / ties.sum(axis=1)
+
+
+def chance_test(probs: np.ndarray, labels: np.ndarray, candidates: np.ndarray, deals: np.ndarray,
+                z: float = 2.0) -> dict[str, Any]:
+    """Is top-1 accuracy at chance? The excess over the base rate (1 / candidates per row) with
+    its standard error over deals (rows of one deal are not independent: the SE is that of
+    the mean of per-deal excesses); at chance when |excess| <= z SE."""
+    excess = top1_credit(probs, labels) - 1.0 / np.maximum(candidates.sum(axis=1), 1)
+    per_deal = np.array([excess[deals == d].sum() for d in np.unique(deals)])
+    n_deals = len(per_deal)
+    rows_per_deal = len(excess) / max(n_deals, 1)
+    mean = float(per_deal.mean() / rows_per_deal)
+    se = float(per_deal.std(ddof=1) / math.sqrt(n_deals) / rows_per_deal) if n_deals > 1 else float("nan")
+    return {"excess": mean, "se": se, "deals": n_deals, "at_chance": bool(abs(mean) <= z * se)}
+
+
 def belief_scores(probs: np.ndarray, labels: np.ndarray, candidates: np.ndarray,
                   bins: int = ECE_BINS) -> dict[str, Any]:
     """Scores of beliefs `probs` (N, 5) against `labels` (N,), with the uniform base rate over
@@ -59,9 +81,7 @@ def belief_scores(probs: np.ndarray, labels: np.ndarray, candidates: np.ndarray,
     onehot = np.zeros_like(probs)
     onehot[rows, labels] = 1.0
     conf = probs.max(axis=1)
-    ties = np.isclose(probs, conf[:, None], rtol=0.0, atol=1e-12)
-    # top-1 with ties broken at random, in expectation: 1 / (tied seats) when the guard is among them
-    correct = ties[rows, labels] / ties.sum(axis=1)
+    correct = top1_credit(probs, labels)
     table = _bins(conf, correct, bins)
     ece = sum(b["count"] * abs(b["accuracy"] - b["confidence"]) for b in table if b["count"]) / n
     base = uniform_beliefs(candidates)
@@ -80,11 +100,4 @@ def belief_scores(probs: np.ndarray, labels: np.ndarray, candidates: np.ndarray,
     }
 
 
-def at_chance(scores: dict[str, Any], z: float = 2.0) -> bool:
-    """Whether top-1 accuracy lies within `z` standard errors of the base rate (the SE of a
-    proportion at the base rate over the same n)."""
-    p, n = scores["base_top1"], scores["n"]
-    return abs(scores["top1"] - p) <= z * math.sqrt(p * (1 - p) / n)
-
-
-__all__ = ["ECE_BINS", "at_chance", "belief_scores", "uniform_beliefs"]
+__all__ = ["ECE_BINS", "belief_scores", "chance_test", "top1_credit", "uniform_beliefs"]

@@ -42,15 +42,15 @@ class LogisticProbe:
 
     def fit(self, x: np.ndarray, labels: np.ndarray, candidates: np.ndarray) -> LogisticProbe:
         """Fit on rows whose label is one of their candidates."""
-        x = np.asarray(x, dtype=np.float64)
+        x = np.asarray(x, dtype=np.float32)
         if len(x) == 0:
             raise ValueError("a probe needs training decisions; give more deals")
         self.mean = x.mean(axis=0)
         self.scale = x.std(axis=0) + 1e-6
         xs = (x - self.mean) / self.scale
         n, d = xs.shape
-        self.w, self.b = np.zeros((d, 5)), np.zeros(5)
-        onehot = np.zeros((n, 5))
+        self.w, self.b = np.zeros((d, 5), dtype=np.float32), np.zeros(5, dtype=np.float32)
+        onehot = np.zeros((n, 5), dtype=np.float32)
         onehot[np.arange(n), labels] = 1.0
         m = [np.zeros_like(self.w), np.zeros_like(self.b)]
         v = [np.zeros_like(self.w), np.zeros_like(self.b)]
@@ -68,11 +68,11 @@ class LogisticProbe:
         """(N, 5) beliefs over each row's candidates."""
         if self.w is None:
             raise ValueError("fit the probe before predicting")
-        return self._softmax(self._logits(np.asarray(x, dtype=np.float64)), candidates)
+        return self._softmax(self._logits(np.asarray(x, dtype=np.float32)), candidates).astype(np.float64)
 
 
 #: L2 penalties tried; the one with the best log-loss on held-out training deals is used.
-L2_GRID = (1.0, 1e-1, 1e-2, 1e-3)
+L2_GRID = (10.0, 1.0, 1e-1, 1e-2, 1e-3)
 
 
 def _log_loss(p: np.ndarray, labels: np.ndarray) -> float:
