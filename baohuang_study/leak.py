@@ -12,8 +12,8 @@ role facts that follow (`guard`, `solo`, `guard_card_seat`) are set accordingly 
 role phase, the seat's prompt is asked again (`role_phase.STEPS`), so the options a secret
 role would add must not show. Who is hidden from whom comes from `baohuang_env.knowledge`.
 
-The games are played by the heuristic, random and auto-play bots in turn (`AUDIT_AGENTS`); a quarter of all decisions are
-audited, 4 resamples each.
+The games are played by the heuristic, random and auto-play bots in turn (`AUDIT_AGENTS`);
+a quarter of all decisions are audited, 4 resamples each.
 
 (b) Probe at the first decision. A logistic probe on the raw observation at each seat's
 first play decision (emperor and rebels, guard hidden; roles by the auto-play answers)
