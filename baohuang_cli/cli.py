@@ -19,6 +19,7 @@ COMMANDS = {
     "export": "baohuang_cli.export_cmd",
     "replay": "baohuang_cli.replay_cmd",
     "play": "baohuang_cli.play_cmd",
+    "study": "baohuang_cli.study_cmd",
 }
 
 

@@ -141,8 +141,8 @@ def test_every_fence_names_a_known_language() -> None:
 
 #: An inline code span; it may wrap onto the next line of the paragraph.
 SPAN = re.compile(r"`([^`]+)`")
-#: `baohuang <command> <rest>`; `train` takes the algorithm as a second word.
-COMMAND = re.compile(r"\bbaohuang\s+(train\s+[a-z]+|[a-z]+)\b(.*)")
+#: `baohuang <command> <rest>`; `train` takes the algorithm and `study` the study as a second word.
+COMMAND = re.compile(r"\bbaohuang\s+(train\s+[a-z]+|study\s+[a-z]+|[a-z]+)\b(.*)")
 OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
 #: Repository files the docs tell users to pass: configs and the shipped agent.
 REPO_FILE = re.compile(r"(?<![\w/.-])((?:configs|agents/pretrained)/[\w.-]+\.(?:ya?ml|pt))")
