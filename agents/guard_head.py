@@ -41,17 +41,27 @@ class GuardHead(nn.Module):
         return self.linear(embedding)
 
 
-def guard_head_loss(head: GuardHead, embedding: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, float, int]:
-    """Cross-entropy of the head on the labelled rows (labels != NO_LABEL): (loss, accuracy,
-    labelled rows). With no labelled row the loss is a zero that still has a graph."""
+def guard_hidden(obs: torch.Tensor, known_guard: slice) -> torch.Tensor:
+    """(B,) bool: rows whose observation does not show the guard (its `known_guard` slice,
+    `baohuang_env.observation`, is all zero): the rows where the head has work to do."""
+    return obs[:, known_guard].sum(-1) == 0
+
+
+def guard_head_loss(head: GuardHead, embedding: torch.Tensor, labels: torch.Tensor,
+                    hidden: torch.Tensor | None = None) -> tuple[torch.Tensor, float, int]:
+    """Cross-entropy of the head on the labelled rows (labels != NO_LABEL), and its top-1
+    accuracy on those of them where the guard is `hidden` from the acting seat (all labelled
+    rows when None; a known guard is in the input and trivially named): (loss, accuracy, rows
+    the accuracy is over). With no labelled row the loss is a zero that still has a graph."""
     keep = labels != NO_LABEL
-    n = int(keep.sum())
-    if n == 0:
+    if not bool(keep.any()):
         return embedding.sum() * 0.0, float("nan"), 0
     logits = head(embedding[keep])
     loss = nn.functional.cross_entropy(logits, labels[keep])
-    accuracy = float((logits.argmax(-1) == labels[keep]).float().mean())
-    return loss, accuracy, n
+    scored = hidden[keep] if hidden is not None else torch.ones_like(labels[keep], dtype=torch.bool)
+    n = int(scored.sum())
+    right = (logits.argmax(-1) == labels[keep])[scored]
+    return loss, float(right.float().mean()) if n else float("nan"), n
 
 
 class NumpyGuardHead:
@@ -67,4 +77,4 @@ class NumpyGuardHead:
         return masked_softmax(logits, guard_candidates(view))
 
 
-__all__ = ["GuardHead", "NumpyGuardHead", "guard_head_loss"]
+__all__ = ["GuardHead", "NumpyGuardHead", "guard_head_loss", "guard_hidden"]

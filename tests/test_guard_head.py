@@ -13,7 +13,7 @@ from agents.config import load_config
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import train as train_dmc
 from agents.guard_belief import NO_LABEL, guard_candidates, guard_label
-from agents.guard_head import GuardHead, guard_head_loss
+from agents.guard_head import GuardHead, guard_head_loss, guard_hidden
 from agents.ppo import PPOConfig
 from agents.ppo.trainer import train as train_ppo
 from agents.view import SeatView
@@ -35,12 +35,17 @@ def test_the_loss_learns_an_encoded_guard_and_ignores_unlabelled_rows():
     labels[:32] = NO_LABEL  # roles not fixed yet: left out
     head = GuardHead(8)
     opt = torch.optim.Adam(head.parameters(), lr=0.1)
-    for _ in range(100):
+    for _ in range(60):
         loss, acc, n = guard_head_loss(head, emb, labels)
         opt.zero_grad()
         loss.backward()
         opt.step()
     assert n == 224 and acc == 1.0 and loss.item() < 0.05
+    hidden = torch.arange(256) % 2 == 0  # accuracy over the labelled rows where the guard is hidden
+    assert guard_head_loss(head, emb, labels, hidden)[2] == 112
+    obs = torch.zeros(3, 6)
+    obs[1, 2] = 1.0  # a known guard in the `known_guard` slice 2:4
+    assert guard_hidden(obs, slice(2, 4)).tolist() == [True, False, True]
     loss, acc, n = guard_head_loss(head, emb, torch.full((256,), NO_LABEL))
     assert n == 0 and loss.item() == 0.0
 

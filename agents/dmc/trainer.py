@@ -25,7 +25,7 @@ from baohuang_env.rules import Rules
 from ..action_features import ActionFeatures
 from ..checkpoint import load_checkpoint
 from ..config import config_to_dict
-from ..guard_head import GuardHead, guard_head_loss
+from ..guard_head import GuardHead, guard_head_loss, guard_hidden
 from ..networks import ActionScorer
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
@@ -74,6 +74,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     nets = [ActionScorer(obs_size, action_size, cfg.hidden, cfg.head) for _ in names]
     # the guard-belief head (agents.guard_head), one per network, trained with it
     heads = [GuardHead(cfg.hidden) for _ in names] if cfg.guard_head_weight > 0 else None
+    known_guard = observation_layout(rules)["known_guard"].span
     optimizers = [torch.optim.Adam([*net.parameters(), *(heads[i].parameters() if heads else ())],
                                    lr=cfg.learning_rate) for i, net in enumerate(nets)]
     if run.checkpoint is not None:
@@ -133,7 +134,8 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             free_queues[net].put(s)
         loss = torch.nn.functional.mse_loss(nets[net](obs, act), target)
         if heads:  # the hidden label enters the loss only, never the network's input
-            g_loss, g_acc, g_n = guard_head_loss(heads[net], nets[net].state(obs), buffers["guard"][idx].flatten())
+            g_loss, g_acc, g_n = guard_head_loss(heads[net], nets[net].state(obs), buffers["guard"][idx].flatten(),
+                                                 guard_hidden(obs, known_guard))
             loss = loss + cfg.guard_head_weight * g_loss
             recent_guard.append((g_loss.item(), g_acc, g_n))
         optimizers[net].zero_grad()
@@ -175,11 +177,12 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
                         run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
                         run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
                 losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
-                if recent_guard and sum(g[2] for g in recent_guard):
+                if recent_guard:
                     g = np.array(recent_guard)
-                    run.writer.add_scalar("losses/guard_head", float(np.average(g[:, 0], weights=g[:, 2])), step)
-                    run.writer.add_scalar("charts/guard_head_accuracy",
-                                          float(np.nansum(g[:, 1] * g[:, 2]) / g[:, 2].sum()), step)
+                    run.writer.add_scalar("losses/guard_head", float(g[:, 0].mean()), step)
+                    if g[:, 2].sum():  # accuracy while the guard is hidden from the acting seat
+                        run.writer.add_scalar("charts/guard_head_accuracy",
+                                              float(np.nansum(g[:, 1] * g[:, 2]) / g[:, 2].sum()), step)
                     recent_guard.clear()
                 for r in names:
                     recent_loss[r].clear()

@@ -23,7 +23,7 @@ from baohuang_eval import validate_specs
 
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
-from ..guard_head import guard_head_loss
+from ..guard_head import guard_head_loss, guard_hidden
 from ..opponents import opponent_tag
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
@@ -59,6 +59,8 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
     choice, old_logp = torch.from_numpy(batch.choice), torch.from_numpy(batch.logp)
     adv_all, ret, old_value = torch.from_numpy(batch.adv), torch.from_numpy(batch.ret), torch.from_numpy(batch.value)
     n_mb = max(1, round(T / cfg.minibatch_size))
+    if net.guard_head is not None:
+        known_guard = observation_layout(cfg.build_rules())["known_guard"].span
     stats: dict[str, list[float]] = defaultdict(list)
     for _epoch in range(cfg.update_epochs):
         stats.clear()
@@ -86,10 +88,11 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             if net.guard_head is not None and batch.guard is not None:  # the label enters the loss only
                 g_loss, g_acc, g_n = guard_head_loss(net.guard_head, net.policy.state(obs[idx]),
-                                                     torch.from_numpy(batch.guard[idx]))
+                                                     torch.from_numpy(batch.guard[idx]),
+                                                     guard_hidden(obs[idx], known_guard))
                 loss = loss + cfg.guard_head_weight * g_loss
-                if g_n:
-                    stats["guard_head"].append(g_loss.item())
+                stats["guard_head"].append(g_loss.item())
+                if g_n:  # accuracy while the guard is hidden from the acting seat
                     stats["guard_head_accuracy"].append(g_acc)
             optimizer.zero_grad()
             loss.backward()
