@@ -215,6 +215,10 @@ def test_options_named_alone_exist() -> None:
     """A code span that is only an option (`--save`, `--protocol team`) names an option of
     some command."""
     listed = {opt for command in all_commands() for opt in OPTION.findall(help_text(command))}
+    for command in all_commands():  # commands with subcommands (`study belief`): their options too
+        m = re.search(r"^usage: .*\{([a-z,]+)\}", help_text(command), re.M)
+        for sub in m.group(1).split(",") if m else ():
+            listed |= set(OPTION.findall(help_text(f"{command} {sub}")))
     named = {OPTION.match(s).group(1) for s in code_spans() if OPTION.match(s)}
     assert named, "no option spans found"
     assert not named - listed, f"options in the docs that no command has: {sorted(named - listed)}"
