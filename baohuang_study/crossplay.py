@@ -161,7 +161,7 @@ def to_markdown(result: dict[str, Any]) -> str:
     names = [f"A{k}" for k in range(len(specs))]
     lines = [f"# Cross-play ({result['preset']}, {result['deals']} deals from seed {result['first_seed']})", "",
              "Emperor from the row agent, guard from the column agent; cell = emperor's-side win rate "
-             "[95% Wilson] (mean score).", ""]
+             "(wins only) [95% Wilson] (mean score).", ""]
     lines += [f"* {n} = `{s}`" for n, s in zip(names, specs, strict=True)]
     for mode, m in result["modes"].items():
         rebels = f"`{result['reference']}`" if mode == "reference" else "the agents, mixed"
@@ -172,7 +172,8 @@ def to_markdown(result: dict[str, Any]) -> str:
                      f"({fmt(c['mean_score'], 2)})" for c in row]
             lines.append(f"| {names[i]} | " + " | ".join(cells) + " |")
         if "sp" in m:
-            lines += ["", "| group | win rate | mean score | minus SP per deal [95% CI] | XP/SP (win rate) |",
+            lines += ["", "| group | win rate (draws ½) | mean score | mean score minus SP per deal [95% CI] "
+                      "| XP/SP (win rate) |",
                       "|---|---|---|---|---|", f"| SP (diagonal) | {fmt(m['sp']['win_rate'])} | "
                       f"{fmt(m['sp']['mean_score'])} | - | - |"]
             for g in ("xp", "xp_same_family", "xp_other_family"):
