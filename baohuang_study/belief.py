@@ -31,7 +31,7 @@ from baohuang_eval.play import validate_specs
 from .collect import Decisions, collect
 from .metrics import belief_scores, uniform_beliefs
 from .probe import probe_beliefs, split_by_deal
-from .report import figure, fmt, png_bytes
+from .report import figure, fmt, png_bytes, short_name
 
 OBSERVERS = ("emperor", "rebel")
 DECILES = 10
@@ -132,8 +132,8 @@ def plot(result: dict[str, Any]) -> bytes:
                 bins = [b for b in s["hidden"].get("reliability", []) if b["count"]]
                 rel_ax.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], marker="o",
                             label=f"{name} (ECE {fmt(s['hidden'].get('ece'))})")
-        acc_ax.set(title=f"{spec[:40]}: top-1 while hidden", xlabel="decile of game progress", ylabel="top-1",
-                   ylim=(0, 1))
+        acc_ax.set(title=f"{short_name(spec)}: top-1 while hidden", xlabel="decile of game progress",
+                   ylabel="top-1", ylim=(0, 1), xlim=(-0.3, DECILES - 0.7), xticks=range(DECILES))
         acc_ax.legend(fontsize="x-small")
         rel_ax.plot([0, 1], [0, 1], ":", color="gray")
         rel_ax.set(title="reliability (hidden guard)", xlabel="confidence (top-1 probability)",

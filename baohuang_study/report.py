@@ -66,9 +66,19 @@ def write_study(out_dir: str | os.PathLike, data: dict[str, Any], markdown: str,
     return paths
 
 
+def short_name(spec: str, width: int = 32) -> str:
+    """An agent spec short enough for a plot title: kind:<run folder> for a checkpoint."""
+    kind, _, path = spec.partition(":")
+    if path:
+        parts = path.replace("\\", "/").rstrip("/").split("/")
+        name = parts[-2] if len(parts) > 1 and parts[-1] in ("model.pt", "checkpoint.pt") else parts[-1]
+        spec = f"{kind}:{name}"
+    return spec if len(spec) <= width else spec[: width - 1] + "…"
+
+
 def fmt(x: float | None, digits: int = 3) -> str:
     """A number for a Markdown table ('-' for none)."""
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
-__all__ = ["figure", "fmt", "json_safe", "out_folder", "png_bytes", "write_study"]
+__all__ = ["figure", "fmt", "json_safe", "out_folder", "png_bytes", "short_name", "write_study"]

@@ -30,7 +30,7 @@ from baohuang_eval.stats import wilson_interval
 
 from .collect import Decisions, GameLog, collect
 from .probe import probe_beliefs, split_by_deal
-from .report import figure, fmt, png_bytes
+from .report import figure, fmt, png_bytes, short_name
 
 #: Reveal-timing buckets: before play (a declaration), then by share of the cards played.
 REVEAL_BUCKETS = ("before play", "first third", "second third", "last third", "never")
@@ -155,7 +155,7 @@ def plot(result: dict[str, Any]) -> bytes:
         ax = axes[3 * i]
         for name, curve in a["leakage"].items():
             ax.plot([c["plays"] for c in curve], [c["belief"] for c in curve], marker="o", ms=3, label=name)
-        ax.set(title=f"{spec[:36]}: P(true guard) before reveal", xlabel="guard's plays made", ylim=(0, 1))
+        ax.set(title=f"{short_name(spec)}: P(true guard) before reveal", xlabel="guard's plays made", ylim=(0, 1))
         ax.legend(fontsize="x-small")
         ax = axes[3 * i + 1]
         names = list(a["follows"])
