@@ -242,6 +242,14 @@ def test_teamplay_study_end_to_end():
     assert teamplay.plot(result)[:4] == b"\x89PNG"
 
 
+def test_report_names_and_json_are_safe():
+    from baohuang_study.report import json_safe, short_name
+
+    assert short_name("dmc:runs/baohuang-jj__dmc_s1__1__20261130-200510/model.pt") == "dmc:baohuang-jj__dmc_s1__1__202…"
+    assert short_name("heuristic") == "heuristic" and short_name("ppo:x/agent.pt") == "ppo:agent.pt"
+    assert json_safe({"a": float("nan"), "b": [np.float32(0.5), np.int64(3)]}) == {"a": None, "b": [0.5, 3]}
+
+
 # --- the command --------------------------------------------------------------------------
 def test_cli_writes_the_three_files_and_refuses_bad_input(tmp_path, capsys):
     out = tmp_path / "leak"
