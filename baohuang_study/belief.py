@@ -39,14 +39,16 @@ DECILES = 10
 
 def sources(d: Decisions, train: np.ndarray) -> dict[str, np.ndarray]:
     """Every belief source's (N, 5) beliefs on all of `d`'s rows (probes fit on `train` rows
-    while the guard is hidden)."""
+    while the guard is hidden; no probe when the training deals have no such row, e.g. an
+    agent whose guards always declare)."""
     fit = train & ~d.revealed
     out = {}
     if d.own is not None:
         out["own"] = d.own
-    if d.features is not None:
+    if d.features is not None and fit.any():
         out["probe_features"] = probe_beliefs(d.features, d.label, d.candidates, fit, d.deal)
-    out["probe_observation"] = probe_beliefs(d.obs, d.label, d.candidates, fit, d.deal)
+    if fit.any():
+        out["probe_observation"] = probe_beliefs(d.obs, d.label, d.candidates, fit, d.deal)
     out["uniform"] = uniform_beliefs(d.candidates)
     return out
 

@@ -115,7 +115,8 @@ def teamplay_study(specs: Sequence[str], rules: Rules, seeds: Sequence[int], wor
     for spec in specs:
         d, logs = collect(spec, rules, tuple(seeds), "agents", workers, log, "teamplay")
         train = split_by_deal(d.deal)
-        beliefs = {"probe_observation": probe_beliefs(d.obs, d.label, d.candidates, train & ~d.revealed, d.deal)}
+        fit = train & ~d.revealed
+        beliefs = {"probe_observation": probe_beliefs(d.obs, d.label, d.candidates, fit, d.deal)} if fit.any() else {}
         if d.own is not None:
             beliefs["own"] = d.own
         result["agents"][spec] = {

@@ -130,6 +130,15 @@ def test_belief_breakdown_scores_an_oracle_at_one_and_uniform_at_the_base(heuris
     assert len(uniform["deciles_rebel"]) == 10
 
 
+def test_no_probe_without_a_hidden_guard_in_the_training_deals(heuristic_decisions):
+    d = heuristic_decisions
+    train = split_by_deal(d.deal)
+    assert "probe_observation" in belief.sources(d, train)
+    revealed = d.select(np.ones(len(d), dtype=bool))
+    revealed.revealed = np.ones(len(d), dtype=bool)  # as if every guard declared
+    assert set(belief.sources(revealed, train)) == {"own", "uniform"}
+
+
 def test_belief_study_end_to_end():
     result = belief.belief_study(["heuristic"], RULES, SEEDS[:8])
     src = result["agents"]["heuristic"]["sources"]
