@@ -2,7 +2,7 @@
 
     baohuang study belief   --agents SPEC... [--deals 400] [--workers 2] [--preset jj] [--out DIR]
     baohuang study crossplay --agents SPEC... [--reference heuristic] [--rebels reference mixed] [--deals 300]
-    baohuang study leak     [--presets jj weihai ...] [--resamples 10000] [--deals 2000]
+    baohuang study leak     [--presets jj weihai ...] [--resamples 10000] [--deals 2000] [--workers 2]
     baohuang study teamplay --agents SPEC... [--deals 300]
 
 Each writes report.json, report.md and report.png into --out (default: a new folder
@@ -55,6 +55,7 @@ def add_parser(sub) -> None:
     leak.add_argument("--deals", type=positive_int, default=2000,
                       help="deals of the first-decision probe per preset (default 2000)")
     leak.add_argument("--seed", type=int, default=0, help="seed of the audited games and the resampling (default 0)")
+    leak.add_argument("--workers", type=positive_int, default=2, help="processes, one preset each (default 2)")
     leak.add_argument("--out", help="output folder (default: a new folder runs/study/leak-<timestamp>[-N])")
     t = studies.add_parser("teamplay", help="team-play and signalling statistics from self-play records")
     _agents(t)
@@ -70,7 +71,8 @@ def main(args) -> int:
         if args.seed < 0:
             raise ValueError(f"--seed must be non-negative, got {args.seed}")
         module = leak
-        result = leak.leak_study(args.presets, args.resamples, args.deals, seed=args.seed, log=log)
+        result = leak.leak_study(args.presets, args.resamples, args.deals, seed=args.seed, workers=args.workers,
+                                 log=log)
     else:
         rules = get_rules(args.preset)
         if args.deal_seed < 0:

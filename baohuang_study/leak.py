@@ -24,7 +24,9 @@ not independent: `metrics.chance_test`).
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TextIO
 
 import numpy as np
@@ -39,7 +41,8 @@ from baohuang_env.game import PLAY, ROLE, Game
 from baohuang_env.knowledge import known_guard
 from baohuang_env.role_phase import STEPS
 from baohuang_env.rules import PRESETS, Rules, get_rules
-from baohuang_eval.pool import Progress
+from baohuang_env.seeds import EVAL_SEED_START
+from baohuang_eval.pool import Progress, start_method
 from baohuang_eval.team import default_roles
 
 from .metrics import belief_scores, chance_test
@@ -215,19 +218,39 @@ def first_decision_probe(rules: Rules, seeds: Sequence[int], observe: Observe | 
     return {**s, **chance_test(p[test], d["label"][test], d["candidates"][test], d["deal"][test])}
 
 
+def audit_and_probe(name: str, resamples: int, deals: int, seed: int, agents: Sequence[str],
+                    log: TextIO | None = None) -> dict[str, Any]:
+    """Both checks of one preset: {"audit": ..., "probe": ...} (the probe on deals from
+    EVAL_SEED_START + seed)."""
+    rules = get_rules(name)
+    audit = audit_preset(rules, resamples, agents=agents, seed=seed, log=log)
+    start = EVAL_SEED_START + seed
+    return {"audit": audit, "probe": first_decision_probe(rules, range(start, start + deals))}
+
+
 def leak_study(presets: Sequence[str], resamples: int, deals: int, seed: int = 0,
-               agents: Sequence[str] = AUDIT_AGENTS, log: TextIO | None = None) -> dict[str, Any]:
-    """The audit of every preset in `presets` (names of `baohuang_env.rules.PRESETS`)."""
+               agents: Sequence[str] = AUDIT_AGENTS, workers: int = 1, log: TextIO | None = None) -> dict[str, Any]:
+    """The audit of every preset in `presets` (names of `baohuang_env.rules.PRESETS`), one
+    preset per worker process when `workers` > 1 (then a line per finished preset)."""
     bad = [p for p in presets if p not in PRESETS]
     if bad:
         raise ValueError(f"unknown presets {bad}; known: {list(PRESETS)}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
     out: dict[str, Any] = {"study": "leak", "resamples_per_preset": resamples, "probe_deals": deals,
                            "agents": list(agents), "presets": {}}
-    for name in presets:
-        rules = get_rules(name)
-        audit = audit_preset(rules, resamples, agents=agents, seed=seed, log=log)
-        probe = first_decision_probe(rules, range(1_000_000 + seed, 1_000_000 + seed + deals))
-        out["presets"][name] = {"audit": audit, "probe": probe}
+    if workers == 1:
+        for name in presets:
+            out["presets"][name] = audit_and_probe(name, resamples, deals, seed, agents, log)
+    else:
+        ctx = start_method(multiprocessing.get_context("spawn"))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = {name: pool.submit(audit_and_probe, name, resamples, deals, seed, list(agents))
+                       for name in presets}
+            for name, fut in futures.items():
+                out["presets"][name] = fut.result()
+                if log is not None:
+                    print(f"leak {name}: {out['presets'][name]['audit']['failures']} failures", file=log, flush=True)
     out["passed"] = all(p["audit"]["failures"] == 0 and p["probe"].get("at_chance") is not False
                         for p in out["presets"].values())
     return out
@@ -265,5 +288,5 @@ def plot(result: dict[str, Any]) -> bytes:
     return png_bytes(fig)
 
 
-__all__ = ["audit_preset", "audit_state", "first_decision_probe", "first_decisions", "guard_options", "leak_study",
-           "plot", "resample", "to_markdown"]
+__all__ = ["audit_and_probe", "audit_preset", "audit_state", "first_decision_probe", "first_decisions",
+           "guard_options", "leak_study", "plot", "resample", "to_markdown"]
