@@ -85,10 +85,16 @@ class RunConfig:
     ray_address: str = ""
     """With backend "ray": "" starts a Ray instance on this machine for the run (stopped at
     its end); "auto" or HOST:PORT joins a running cluster (`ray start --head` ...)."""
+    guard_head_weight: float = 0.0
+    """Weight of the auxiliary guard-belief loss (`agents.guard_head`: predict the guard's
+    seat from the acting seat's observation, trained on the hidden label); 0 leaves the head
+    out."""
 
     def validate(self) -> None:
         """Raise ValueError naming the first knob with an impossible value."""
         check_reward_mode(self.reward_mode)
+        if self.guard_head_weight < 0:
+            raise ValueError(f"guard_head_weight must be >= 0, got {self.guard_head_weight}")
         check_distinct_tags("eval_opponents", self.eval_opponents)
         if self.eval_protocol not in ("team", "seat"):
             raise ValueError(f"eval_protocol must be 'team' or 'seat', got {self.eval_protocol!r}")

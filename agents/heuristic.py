@@ -50,6 +50,7 @@ from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
 from baohuang_env.autoplay import RoleDefaults
+from .guard_belief import guard_candidates
 from .view import OPPONENT, PARTNER, SeatView
 
 ACCEPT = DECISION_ID["ACCEPT"]
@@ -79,6 +80,9 @@ HIDDEN_SOLO_SCORE = np.array([-9.10, 5.05, 3.63, 1.41, 0.53, 0.14, -1.76, 0.13])
 ABDICATE_SCORE = np.array([-0.11, 0.69, 0.41, 0.20, 0.04, -0.03, -0.19, -0.04])
 #: the guard: score gain of declaring open guard (x2) over staying hidden
 OPEN_GUARD_GAIN = np.array([0.46, 0.52, 0.60, 0.13, -0.02, 0.06, -0.28, -0.16])
+
+#: Likelihood ratio of a guard's over a rebel's overtaking the emperor's play (`guard_belief`).
+OVERTAKE_LIKELIHOOD = 0.2
 
 #: Tunable play parameters (`HeuristicAgent(rules, **overrides)`).
 DEFAULTS: dict[str, float] = {
@@ -242,6 +246,29 @@ class HeuristicAgent:
         if not mask[PASS]:
             return self._lead(v, plays, mask, odds)
         return self._follow(v, plays, mask, odds)
+
+    # ================================================================== partner inference
+    def guard_belief(self, observation: np.ndarray) -> np.ndarray:
+        """P(guard = relative seat) as this bot would infer it (`baohuang study belief`); it
+        does not play on it. Candidates are the seats whose side the observer does not know
+        (`agents.guard_head.guard_candidates`); among them, the bot's own convention is the
+        evidence: a guard never overtakes the emperor's play (unless that finishes a hand),
+        while a rebel beats it whenever a cheap play can. So each play of a candidate right
+        over the emperor's, in the observation's recent history, divides its odds by
+        1 / OVERTAKE_LIKELIHOOD. (Trick boundaries are not in the history: a play led
+        after the emperor went out counts too, a rare error.)"""
+        v = SeatView(observation, self.rules)
+        weight = guard_candidates(v).astype(np.float64)
+        if weight.sum() > 1 and v.emperor >= 0:
+            seats, passes = v.history_seat.tolist(), v.history_pass.tolist()
+            last = -1
+            for seat, passed in zip(reversed(seats), reversed(passes), strict=True):  # oldest first
+                if seat < 0 or passed:
+                    continue
+                if last == v.emperor and seat != v.emperor and weight[seat] > 0:
+                    weight[seat] *= OVERTAKE_LIKELIHOOD
+                last = seat
+        return weight / weight.sum() if weight.any() else np.full(len(weight), 1.0 / len(weight))
 
     # ================================================================== role phase
     def features(self, hand: np.ndarray) -> np.ndarray:

@@ -48,10 +48,15 @@ class NumpyScorer:
         p = [t.detach().numpy() for t in net.parameters()]
         self.w1, self.b1, self.w2, self.b2, self.wa, self.ba, self.w3, self.b3, self.w4, self.b4 = p
 
+    def state(self, obs: np.ndarray) -> np.ndarray:
+        """The state embedding (hidden,) of `obs` (O,): the state layers' output (also what
+        the guard-belief head and the belief probes read)."""
+        h = np.maximum(self.w1 @ obs + self.b1, 0.0)
+        return np.maximum(self.w2 @ h + self.b2, 0.0)
+
     def scores(self, obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Score of each row of `actions` (L, A) in state `obs` (O,) -> (L,)."""
-        h = np.maximum(self.w1 @ obs + self.b1, 0.0)
-        h = np.maximum(self.w2 @ h + self.b2, 0.0)
+        h = self.state(obs)
         z = np.maximum(actions @ self.wa.T + (self.ba + h), 0.0)
         z = np.maximum(z @ self.w3.T + self.b3, 0.0)
         return z @ self.w4[0] + self.b4[0]

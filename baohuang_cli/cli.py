@@ -20,6 +20,7 @@ COMMANDS = {
     "replay": "baohuang_cli.replay_cmd",
     "play": "baohuang_cli.play_cmd",
     "serve": "baohuang_cli.serve_cmd",
+    "study": "baohuang_cli.study_cmd",
 }
 
 

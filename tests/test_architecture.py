@@ -2,8 +2,9 @@
 
 * Layers, lowest first: `baohuang_env` (the rules engine, the envs, the agent protocol and
   the auto-play bot) < `baohuang_eval` (duplicate-deal evaluation) < `agents` (bots and
-  trainers) < `baohuang_web` (the browser app) < `baohuang_cli` (the `baohuang` command). A
-  module imports only from its own layer or lower ones, lazily (inside a function) or not.
+  trainers) < `baohuang_study` (the hidden-teammate studies) < `baohuang_web` (the browser
+  app) < `baohuang_cli` (the `baohuang` command). A module imports only from its own layer or
+  lower ones, lazily (inside a function) or not.
 * No import cycles between the project's modules at import time.
 * `from baohuang_env import Game, get_rules` works with PettingZoo, Gymnasium and torch
   not installed: the adapters load lazily.
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("baohuang_env", "baohuang_eval", "agents", "baohuang_web", "baohuang_cli")
+LAYERS = ("baohuang_env", "baohuang_eval", "agents", "baohuang_study", "baohuang_web", "baohuang_cli")
 MAX_MODULE_LINES, MAX_CLASS_LINES, MAX_FUNCTION_LINES = 900, 400, 150
 
 

@@ -141,8 +141,8 @@ def test_every_fence_names_a_known_language() -> None:
 
 #: An inline code span; it may wrap onto the next line of the paragraph.
 SPAN = re.compile(r"`([^`]+)`")
-#: `baohuang <command> <rest>`; `train` takes the algorithm as a second word.
-COMMAND = re.compile(r"\bbaohuang\s+(train\s+[a-z]+|[a-z]+)\b(.*)")
+#: `baohuang <command> <rest>`; `train` takes the algorithm and `study` the study as a second word.
+COMMAND = re.compile(r"\bbaohuang\s+(train\s+[a-z]+|study\s+[a-z]+|[a-z]+)\b(.*)")
 OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
 #: Repository files the docs tell users to pass: configs and the shipped agent.
 REPO_FILE = re.compile(r"(?<![\w/.-])((?:configs|agents/pretrained)/[\w.-]+\.(?:ya?ml|pt))")
@@ -215,6 +215,10 @@ def test_options_named_alone_exist() -> None:
     """A code span that is only an option (`--save`, `--protocol team`) names an option of
     some command."""
     listed = {opt for command in all_commands() for opt in OPTION.findall(help_text(command))}
+    for command in all_commands():  # commands with subcommands (`study belief`): their options too
+        m = re.search(r"^usage: .*\{([a-z,]+)\}", help_text(command), re.M)
+        for sub in m.group(1).split(",") if m else ():
+            listed |= set(OPTION.findall(help_text(f"{command} {sub}")))
     named = {OPTION.match(s).group(1) for s in code_spans() if OPTION.match(s)}
     assert named, "no option spans found"
     assert not named - listed, f"options in the docs that no command has: {sorted(named - listed)}"

@@ -26,6 +26,7 @@ from baohuang_env.seeds import TRAIN_SEED_START
 
 from baohuang_eval.play import NO_OBSERVATION
 
+from ..guard_belief import NO_LABEL, guard_label
 from ..networks import ActionScorer
 from ..opponents import SELF, opponent_seats
 from ..training import seed_everything
@@ -41,6 +42,7 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
         "obs": torch.zeros(slots, T, obs_size).share_memory_(),
         "action": torch.zeros(slots, T, action_size).share_memory_(),
         "target": torch.zeros(slots, T).share_memory_(),
+        "guard": torch.full((slots, T), NO_LABEL, dtype=torch.int64).share_memory_(),  # guard head's labels
     }
 
 
@@ -65,7 +67,7 @@ class Collector:
         weights = np.array([cfg.opponent_mix[m] for m in self.modes], dtype=np.float64)
         self.mode_p = weights / weights.sum()
         self.bots: dict[str, list[Agent]] = {}  # spec -> one agent per seat, reset per game
-        self.staging: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in nets]
+        self.staging: list[list[tuple[np.ndarray, int, float, int]]] = [[] for _ in nets]
 
     def _opponent(self) -> list[Agent] | None:
         """This game's opponent from the mix: None for self-play, else one agent per seat."""
@@ -86,7 +88,7 @@ class Collector:
         Returns the game's frames (engine steps)."""
         game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
         enc, agent = self.encoder, self.agent
-        rows: list[list[tuple[int, np.ndarray, int]]] = [[] for _ in range(NUM_SEATS)]  # (network, obs, action)
+        rows: list[list[tuple[int, np.ndarray, int, int]]] = [[] for _ in range(NUM_SEATS)]  # (net, obs, action, guard)
         opponent = self._opponent()
         controllers: list[Agent | None] = [None] * NUM_SEATS  # None: the learner
         steps = 0
@@ -106,14 +108,14 @@ class Collector:
             else:
                 obs = enc.encode(game, seat)
                 action = agent.act(obs, mask)
-                rows[seat].append((agent.network_of(obs), obs, action))
+                rows[seat].append((agent.network_of(obs), obs, action, guard_label(game, seat)))
                 game.step(action)
             steps += 1
         scores = game.result.scores
         for seat in range(NUM_SEATS):
             ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
-            for net, obs, action in rows[seat]:
-                self.staging[net].append((obs, action, ret))
+            for net, obs, action, guard in rows[seat]:
+                self.staging[net].append((obs, action, ret, guard))
         if self.frames is not None:
             with self.frames.get_lock():
                 self.frames.value += steps
@@ -122,13 +124,13 @@ class Collector:
                 pass
         return steps
 
-    def take_chunk(self, net: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The oldest `unroll_length` staged rows of network `net`: observations, action ids
-        and Monte-Carlo targets."""
+    def take_chunk(self, net: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The oldest `unroll_length` staged rows of network `net`: observations, action ids,
+        Monte-Carlo targets and the guard head's labels (`guard_belief.guard_label`)."""
         T = self.cfg.unroll_length
         chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
         return (np.stack([c[0] for c in chunk]), np.array([c[1] for c in chunk], dtype=np.int64),
-                np.array([c[2] for c in chunk], dtype=np.float32))
+                np.array([c[2] for c in chunk], dtype=np.float32), np.array([c[3] for c in chunk], dtype=np.int64))
 
     def _flush(self, net: int) -> bool:
         """Move one slot's worth of staged rows into a free slot; False when none is free
@@ -142,10 +144,11 @@ class Collector:
                     return False
                 if self.should_stop():  # the learner is done, or died (kill -9): no one to wait for
                     raise SystemExit(0) from None
-        obs, actions, target = self.take_chunk(net)
+        obs, actions, target, guard = self.take_chunk(net)
         self.buffers["obs"][slot] = torch.from_numpy(obs)
         self.buffers["action"][slot] = torch.from_numpy(self.features[actions])
         self.buffers["target"][slot] = torch.from_numpy(target)
+        self.buffers["guard"][slot] = torch.from_numpy(guard)
         self.full_queue.put((net, slot))
         return True
 

@@ -9,7 +9,9 @@ from baohuang_env.rules import Rules
 
 from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
 from ..checkpoint import compatibility, load_checkpoint
+from ..guard_head import GuardHead, NumpyGuardHead
 from ..networks import ActionScorer, NumpyScorer
+from ..view import SeatView
 from .config import checkpoint_networks
 from .model import network_names, role_index
 
@@ -24,7 +26,8 @@ class DMCAgent:
 
     uses_observation = True
 
-    def __init__(self, rules: Rules, nets: list[ActionScorer], epsilon: float = 0.0, seed: int | None = None) -> None:
+    def __init__(self, rules: Rules, nets: list[ActionScorer], epsilon: float = 0.0, seed: int | None = None,
+                 guard_heads: list[GuardHead] | None = None) -> None:
         self.rules = rules
         self.features = ActionFeatures(rules).table
         self._role_slice = observation_layout(rules)["my_role"].span
@@ -32,6 +35,7 @@ class DMCAgent:
         self._numpy = [NumpyScorer(net) for net in nets]
         self.epsilon = epsilon
         self.rng = np.random.default_rng(seed)
+        self._guard = [NumpyGuardHead(h) for h in guard_heads] if guard_heads else None
 
     @classmethod
     def from_checkpoint(cls, path: str, rules: Rules) -> DMCAgent:
@@ -47,13 +51,16 @@ class DMCAgent:
         if ckpt.get("compat", {}).get("algo") != "dmc":
             raise ValueError(f"{path} is not a DMC checkpoint")
         arch = ckpt["arch"]
-        nets = []
+        nets, heads = [], []
         for name in network_names(checkpoint_networks(arch)):
             net = ActionScorer(arch["obs_size"], arch["action_size"], arch["hidden"], arch["head"])
             net.load_state_dict(ckpt["models"][name])
             net.eval()
             nets.append(net)
-        return cls(rules, nets)
+            if f"guard_head.{name}" in ckpt["models"]:  # trained with guard_head_weight > 0
+                heads.append(GuardHead(arch["hidden"]))
+                heads[-1].load_state_dict(ckpt["models"][f"guard_head.{name}"])
+        return cls(rules, nets, guard_heads=heads or None)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -66,6 +73,22 @@ class DMCAgent:
         """Q of each action id in `legal` (the expected final score) in this observation:
         what `act` maximizes, and what `baohuang serve`'s hints show."""
         return self._numpy[self.network_of(observation)].scores(observation, self.features[legal])
+
+    @property
+    def has_guard_head(self) -> bool:
+        """Trained with the guard-belief head (`agents.guard_head`)."""
+        return self._guard is not None
+
+    def state_features(self, observation: np.ndarray) -> np.ndarray:
+        """The hidden activations of the state layers (what belief probes read)."""
+        return self._numpy[self.network_of(observation)].state(observation)
+
+    def guard_belief(self, observation: np.ndarray) -> np.ndarray:
+        """P(guard = relative seat) from the guard-belief head; ValueError without one."""
+        if self._guard is None:
+            raise ValueError("this DMC agent was trained without the guard-belief head (guard_head_weight 0)")
+        net = self.network_of(observation)
+        return self._guard[net].belief(self._numpy[net], observation, SeatView(observation, self.rules))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]

@@ -27,9 +27,9 @@ from .actor import Collector, actor_process, make_buffers
 from .config import DMCConfig
 from .model import network_names
 
-#: One network's rows, ready for the regression: observations (T, O), action features (T, A)
-#: and Monte-Carlo targets (T,).
-Chunk = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+#: One network's rows, ready for the regression: observations (T, O), action features (T, A),
+#: Monte-Carlo targets (T,) and the guard head's labels (T,).
+Chunk = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]
 
 
 class Actors(Protocol):
@@ -93,8 +93,7 @@ class LocalActors:
                     raise RuntimeError("all actor processes died; see their errors above") from None
         out = []
         for net, slot in items:
-            out.append((net, (self.buffers["obs"][slot].clone(), self.buffers["action"][slot].clone(),
-                              self.buffers["target"][slot].clone())))
+            out.append((net, tuple(self.buffers[k][slot].clone() for k in ("obs", "action", "target", "guard"))))
             self.free_queues[net].put(slot)  # copied: the slot can be filled again
         return out
 

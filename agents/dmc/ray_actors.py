@@ -33,8 +33,8 @@ from .config import DMCConfig
 from .local_actors import Chunk
 from .model import network_names
 
-#: A chunk as it travels: network index, observations, action ids, targets.
-RawChunk = tuple[int, np.ndarray, np.ndarray, np.ndarray]
+#: A chunk as it travels: network index, observations, action ids, targets, guard labels.
+RawChunk = tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 #: Calls queued per actor: while the learner receives one result, the actor already plays
 #: the next call's games (the round trip, about 2 ms here, would otherwise leave it idle).
 CALLS_PER_ACTOR = 2
@@ -109,7 +109,8 @@ class RayActors:
             chunks, frames = ray.get(ref)
             self._frames += frames
             out.extend((net, (torch.from_numpy(np.array(obs)), self.features[torch.from_numpy(np.array(ids))],
-                              torch.from_numpy(np.array(target)))) for net, obs, ids, target in chunks)
+                              torch.from_numpy(np.array(target)), torch.from_numpy(np.array(guard))))
+                       for net, obs, ids, target, guard in chunks)
             if self.stale:  # one put per version, shared by every actor's next call
                 self.version += 1
                 self.weights = ray.put([numpy_state(n) for n in self.nets])

@@ -25,6 +25,7 @@ from baohuang_env.rules import Rules
 from ..action_features import ActionFeatures
 from ..checkpoint import load_checkpoint
 from ..config import config_to_dict
+from ..guard_head import GuardHead, guard_head_loss, guard_hidden
 from ..networks import ActionScorer
 from ..ray_backend import ray_session, require_ray
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
@@ -43,14 +44,16 @@ class DMCCounters(Counters):
 
 
 def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters: DMCCounters, obs_size: int,
-                       action_size: int) -> dict[str, Any]:
+                       action_size: int, heads=None) -> dict[str, Any]:
     names = network_names(cfg.networks)
+    # guard-belief heads (if trained) ride with the networks, so playing copies keep them
+    heads = {f"guard_head.{n}": h.state_dict() for n, h in zip(names, heads, strict=True)} if heads else {}
     return {
         "compat": dmc_compatibility(rules),
         "config": config_to_dict(cfg),
         "arch": {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head,
                  "networks": cfg.networks},
-        "models": {name: net.state_dict() for name, net in zip(names, nets, strict=True)},
+        "models": {**{name: net.state_dict() for name, net in zip(names, nets, strict=True)}, **heads},
         "optimizers": {name: opt.state_dict() for name, opt in zip(names, optimizers, strict=True)},
         "counters": vars(counters).copy(),
         "rng": rng_state(),
@@ -90,9 +93,14 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     torch.set_num_threads(1)
     names = network_names(cfg.networks)
     nets = [ActionScorer(obs_size, action_size, cfg.hidden, cfg.head) for _ in names]
-    optimizers = [torch.optim.Adam(net.parameters(), lr=cfg.learning_rate) for net in nets]
+    # the guard-belief head (agents.guard_head), one per network, trained with it
+    heads = [GuardHead(cfg.hidden) for _ in names] if cfg.guard_head_weight > 0 else None
+    optimizers = [torch.optim.Adam([*net.parameters(), *(heads[i].parameters() if heads else ())],
+                                   lr=cfg.learning_rate) for i, net in enumerate(nets)]
     if run.checkpoint is not None:
-        for name, net, opt in zip(names, nets, optimizers, strict=True):
+        for i, (name, net, opt) in enumerate(zip(names, nets, optimizers, strict=True)):
+            if heads:
+                heads[i].load_state_dict(run.checkpoint["models"][f"guard_head.{name}"])
             net.load_state_dict(run.checkpoint["models"][name])
             opt.load_state_dict(run.checkpoint["optimizers"][name])
         set_rng_state(run.checkpoint["rng"])
@@ -104,7 +112,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         net.share_memory()
 
     def payload() -> dict[str, Any]:
-        return checkpoint_payload(cfg, rules, nets, optimizers, counters, obs_size, action_size)
+        return checkpoint_payload(cfg, rules, nets, optimizers, counters, obs_size, action_size, heads)
 
     # --- actors (a process tree, or Ray actors: the same interface) --------------------
     actor_seed = cfg.seed * 1000 + counters.updates
@@ -116,28 +124,35 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             Transport = LocalActors
         actors = Transport(cfg, rules, nets, counters.frames, actor_seed, obs_size, action_size)
         stack.callback(actors.close)
-        clock = _learn(cfg, rules, run, nets, optimizers, actors, payload, log)
+        clock = _learn(cfg, rules, run, nets, heads, optimizers, actors, payload, log)
     return run.finish(payload(), f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
                       f"{clock.minutes()}", log)
 
 
-def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], optimizers: list, actors: Actors,
-           payload: Callable[[], dict[str, Any]], log) -> RunClock:
+def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], heads: list[GuardHead] | None,
+           optimizers: list, actors: Actors, payload: Callable[[], dict[str, Any]], log) -> RunClock:
     """The learner loop: take the chunks the actors send; when a network has a batch of them,
-    regress it on their Monte-Carlo returns; log, checkpoint and evaluate on the clock, until
-    the budget is spent. Returns the clock."""
+    regress it on their Monte-Carlo returns (and train its guard-belief head, if any); log,
+    checkpoint and evaluate on the clock, until the budget is spent. Returns the clock."""
     names = network_names(cfg.networks)
+    known_guard = observation_layout(rules)["known_guard"].span
     counters = run.counters
     pending: list[list[Chunk]] = [[] for _ in names]
     clock = RunClock(cfg, counters, frames=actors.frames)
     recent_loss = {r: [] for r in names}
     recent_return = {r: [] for r in names}
+    recent_guard: list[tuple[float, float, int]] = []  # guard head: (loss, accuracy, labelled rows)
 
     def learn(net: int) -> None:
         """One regression step of network `net` on a batch of its chunks."""
         chunks, pending[net] = pending[net][:cfg.batch_slots], pending[net][cfg.batch_slots:]
-        obs, act, target = (torch.cat(part) for part in zip(*chunks, strict=True))
+        obs, act, target, guard = (torch.cat(part) for part in zip(*chunks, strict=True))
         loss = torch.nn.functional.mse_loss(nets[net](obs, act), target)
+        if heads:  # the hidden label enters the loss only, never the network's input
+            g_loss, g_acc, g_n = guard_head_loss(heads[net], nets[net].state(obs), guard,
+                                                 guard_hidden(obs, known_guard))
+            loss = loss + cfg.guard_head_weight * g_loss
+            recent_guard.append((g_loss.item(), g_acc, g_n))
         optimizers[net].zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(nets[net].parameters(), cfg.max_grad_norm)
@@ -165,6 +180,13 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], opt
                     run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
                     run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
             losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
+            if recent_guard:
+                g = np.array(recent_guard)
+                run.writer.add_scalar("losses/guard_head", float(g[:, 0].mean()), step)
+                if g[:, 2].sum():  # accuracy while the guard is hidden from the acting seat
+                    run.writer.add_scalar("charts/guard_head_accuracy",
+                                          float(np.nansum(g[:, 1] * g[:, 2]) / g[:, 2].sum()), step)
+                recent_guard.clear()
             for r in names:
                 recent_loss[r].clear()
                 recent_return[r].clear()

@@ -8,7 +8,9 @@ from baohuang_env.rules import Rules
 
 from ..checkpoint import compatibility, load_checkpoint
 from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
+from ..guard_head import NumpyGuardHead
 from ..networks import NumpyScorer
+from ..view import SeatView
 from .model import ActorCritic
 
 #: Bump when the network's layout or meaning changes; checkpoints record it.
@@ -45,6 +47,7 @@ class PPOAgent:
         self._policy = NumpyScorer(net.policy)
         self.sample = sample
         self.rng = np.random.default_rng(seed)
+        self._guard = NumpyGuardHead(net.guard_head) if net.guard_head is not None else None
 
     @classmethod
     def from_checkpoint(cls, path: str, rules: Rules, sample: bool = False) -> PPOAgent:
@@ -65,6 +68,22 @@ class PPOAgent:
     def logits(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """The policy's logits of the legal action ids `legal` in this observation."""
         return self._policy.scores(np.asarray(observation, dtype=np.float32), self.features[legal])
+
+    @property
+    def has_guard_head(self) -> bool:
+        """Trained with the guard-belief head (`agents.guard_head`)."""
+        return self._guard is not None
+
+    def state_features(self, observation: np.ndarray) -> np.ndarray:
+        """The hidden activations of the policy's state layers (what belief probes read)."""
+        return self._policy.state(np.asarray(observation, dtype=np.float32))
+
+    def guard_belief(self, observation: np.ndarray) -> np.ndarray:
+        """P(guard = relative seat) from the guard-belief head; ValueError without one."""
+        if self._guard is None:
+            raise ValueError("this PPO agent was trained without the guard-belief head (guard_head_weight 0)")
+        obs = np.asarray(observation, dtype=np.float32)
+        return self._guard.belief(self._policy, obs, SeatView(obs, self.rules))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..guard_head import GuardHead
 from ..networks import ActionScorer
 
 #: Logit given to masked (illegal or padding) entries: exp(-1e8 - max) is exactly 0 in float32.
@@ -70,9 +71,11 @@ class ActorCritic(nn.Module):
     """The policy (a scorer of state-action pairs) and the value network."""
 
     def __init__(self, obs_size: int, action_size: int, hidden: int = 256, head: int = 128,
-                 value_hidden: int = 256) -> None:
+                 value_hidden: int = 256, guard_head: bool = False) -> None:
         super().__init__()
         self.policy = ActionScorer(obs_size, action_size, hidden, head)
+        #: the guard-belief head on the policy's state embedding (`agents.guard_head`), if trained
+        self.guard_head = GuardHead(hidden) if guard_head else None
         self.value = nn.Sequential(nn.Linear(obs_size, value_hidden), nn.ReLU(),
                                    nn.Linear(value_hidden, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
         # a near-uniform first policy over the legal actions (CleanRL's 0.01 output scale)

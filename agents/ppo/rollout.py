@@ -40,6 +40,7 @@ from baohuang_env.seeds import TRAIN_SEED_START
 from baohuang_eval.play import NO_OBSERVATION
 
 from ..action_features import ActionFeatures
+from ..guard_belief import guard_label
 from ..opponents import SELF, SNAPSHOTS, opponent_seats
 from .config import PPOConfig
 from .model import ActorCritic, gae
@@ -100,6 +101,7 @@ class Batch:
     value: np.ndarray  # (T,) float32
     adv: np.ndarray  # (T,) float32
     ret: np.ndarray  # (T,) float32
+    guard: np.ndarray | None = None  # (T,) int64, the guard head's hidden labels (agents.guard_head)
 
     @property
     def offsets(self) -> np.ndarray:
@@ -181,8 +183,8 @@ class Rollouts:
             rewards[-1] = reward(res.scores[seat], self.cfg.reward_mode, self.cfg.reward_scale)
             values = np.array([s[4] for s in steps], dtype=np.float32)
             adv, ret = gae(rewards, values, self.cfg.gamma, self.cfg.gae_lambda)
-            for k, (obs, ids, choice, logp, value) in enumerate(steps):
-                self.buffer.append((obs, ids, choice, logp, value, adv[k], ret[k]))
+            for k, (obs, ids, choice, logp, value, guard) in enumerate(steps):
+                self.buffer.append((obs, ids, choice, logp, value, adv[k], ret[k], guard))
         self.finished.append({
             "mode": slot.mode,
             "score": res.scores[learner_seats[0]] if slot.mode != SELF else 0,
@@ -206,6 +208,7 @@ class Rollouts:
             value=np.array([r[4] for r in rows], dtype=np.float32),
             adv=np.array([r[5] for r in rows], dtype=np.float32),
             ret=np.array([r[6] for r in rows], dtype=np.float32),
+            guard=np.array([r[7] for r in rows], dtype=np.int64),
         )
 
     def legal_actions(self) -> list[np.ndarray]:
@@ -267,7 +270,9 @@ class Rollouts:
         value = net.get_value(obs_t).numpy()
         choice = choice.numpy()
         for b, i in enumerate(games):
-            self.slots[i].steps[seats[b]].append((obs[b], ids[b], int(choice[b]), float(logp[b]), float(value[b])))
+            game = self.slots[i].game
+            self.slots[i].steps[seats[b]].append((obs[b], ids[b], int(choice[b]), float(logp[b]), float(value[b]),
+                                                  guard_label(game, seats[b])))
         self.decisions += len(games)
 
     # ------------------------------------------------------------------ state

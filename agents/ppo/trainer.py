@@ -26,6 +26,7 @@ from baohuang_eval import validate_specs
 
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
+from ..guard_head import guard_head_loss, guard_hidden
 from ..opponents import SELF, SNAPSHOTS, opponent_tag
 from ..ray_backend import ray_session, require_ray
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, Run, RunClock, open_run
@@ -46,8 +47,11 @@ class PPOCounters(Counters):
 
 
 def architecture(cfg: PPOConfig, rules: Rules) -> dict[str, int]:
-    return {"obs_size": observation_layout(rules).size, "action_size": ActionFeatures(rules).size,
+    arch = {"obs_size": observation_layout(rules).size, "action_size": ActionFeatures(rules).size,
             "hidden": cfg.hidden, "head": cfg.head, "value_hidden": cfg.value_hidden}
+    if cfg.guard_head_weight > 0:  # (key absent otherwise: older checkpoints load as before)
+        arch["guard_head"] = True
+    return arch
 
 
 def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
@@ -60,6 +64,8 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
     choice, old_logp = torch.from_numpy(batch.choice), torch.from_numpy(batch.logp)
     adv_all, ret, old_value = torch.from_numpy(batch.adv), torch.from_numpy(batch.ret), torch.from_numpy(batch.value)
     n_mb = max(1, round(T / cfg.minibatch_size))
+    if net.guard_head is not None:
+        known_guard = observation_layout(cfg.build_rules())["known_guard"].span
     stats: dict[str, list[float]] = defaultdict(list)
     for _epoch in range(cfg.update_epochs):
         stats.clear()
@@ -85,6 +91,14 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
             else:
                 v_loss = 0.5 * ((new_value - ret[idx]) ** 2).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if net.guard_head is not None and batch.guard is not None:  # the label enters the loss only
+                g_loss, g_acc, g_n = guard_head_loss(net.guard_head, net.policy.state(obs[idx]),
+                                                     torch.from_numpy(batch.guard[idx]),
+                                                     guard_hidden(obs[idx], known_guard))
+                loss = loss + cfg.guard_head_weight * g_loss
+                stats["guard_head"].append(g_loss.item())
+                if g_n:  # accuracy while the guard is hidden from the acting seat
+                    stats["guard_head_accuracy"].append(g_acc)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -214,7 +228,7 @@ def _learn(cfg: PPOConfig, rules: Rules, run: Run, net: ActorCritic, optimizer: 
         # --- logging (TensorBoard every update, a progress line every log_seconds) -------
         step = counters.frames
         for name, value in losses.items():
-            writer.add_scalar(f"losses/{name}", value, step)
+            writer.add_scalar(f"charts/{name}" if name == "guard_head_accuracy" else f"losses/{name}", value, step)
         writer.add_scalar("charts/SPS", update_rate(counters.frames, clock.now), step)
         writer.add_scalar("charts/learning_rate", lr, step)
         writer.add_scalar("charts/updates", counters.updates, step)

@@ -69,5 +69,6 @@ class LocalWorkers:
 
 def concat_batches(batches: list[Batch]) -> Batch:
     """One batch of the rows of `batches`, in order."""
-    return Batch(**{name: np.concatenate([getattr(b, name) for b in batches])
-                    for name in ("obs", "actions", "counts", "choice", "logp", "value", "adv", "ret")})
+    names = ("obs", "actions", "counts", "choice", "logp", "value", "adv", "ret", "guard")
+    return Batch(**{name: None if any(getattr(b, name) is None for b in batches)
+                    else np.concatenate([getattr(b, name) for b in batches]) for name in names})

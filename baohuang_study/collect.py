@@ -1,0 +1,215 @@
+"""Self-play games of one agent with every play-phase decision recorded: what the deciding
+seat saw (its observation, its candidates for the guard), what it believed (the agent's own
+`guard_belief`, its hidden activations `state_features`, where it has them) and the hidden
+truth (the guard's relative seat), plus the team-play events of `teamplay`.
+
+Games are played by `baohuang_eval.play.play_out`, the evaluation's play loop, with every
+seat's agent wrapped in a recorder that reads the live game before each step. Seat agents
+and their seeds come from `baohuang_eval` (`SpecSeats`, `agent_seed`); with `roles="auto"`
+the role phase is answered by the auto-play bot (`baohuang_eval.team.default_roles`, as in
+the team protocol), with `roles="agents"` the agent plays it too (declarations happen).
+Deal chunks run over worker processes (spawn), results in submission order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+
+from agents.guard_belief import guard_candidates, guard_label
+from agents.view import SeatView
+from baohuang_env.actions import FIRST_PLAY, PASS
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import PLAY, Game
+from baohuang_env.knowledge import EMPEROR, REBEL, own_role
+from baohuang_env.rules import Rules
+from baohuang_eval.play import SpecSeats, agent_seed, play_out
+from baohuang_eval.pool import Progress, chunk_size, start_method
+from baohuang_eval.team import default_roles
+
+#: How the role phase is answered: by the auto-play bot (roles fixed by the cards), or by
+#: the agent itself.
+ROLE_MODES = ("auto", "agents")
+
+
+@dataclass
+class Decisions:
+    """Column arrays, one row per recorded decision of an emperor or a rebel (roles fixed,
+    not a solo): `deal`, `seat`, `observer` ("emperor" / "rebel"), `progress` (share of the
+    cards played, 0..1), `revealed` (the guard is public), `label` (the guard's relative
+    seat), `candidates` (N, 5), `guard_plays` (plays the guard had made), `obs` (N, O), and
+    `own` (N, 5) / `features` (N, H) when the agent has them."""
+
+    deal: np.ndarray
+    seat: np.ndarray
+    observer: np.ndarray
+    progress: np.ndarray
+    revealed: np.ndarray
+    label: np.ndarray
+    candidates: np.ndarray
+    guard_plays: np.ndarray
+    obs: np.ndarray
+    own: np.ndarray | None = None
+    features: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.label)
+
+    def select(self, rows: np.ndarray) -> Decisions:
+        """The rows `rows` (a bool mask or indices)."""
+        return Decisions(**{k: (None if v is None else v[rows]) for k, v in vars(self).items()})
+
+
+@dataclass
+class GameLog:
+    """One game's roles, result and team-play events (`teamplay`)."""
+
+    deal: int
+    emperor: int
+    guard: int
+    emperor_score: int
+    open_guard: bool
+    reveal_progress: float | None  # share of cards played when the guard became public (0: before play)
+    guard_plays_at_reveal: int | None
+    # follow decisions with a legal play: (seat's role, trick owner's role, played?)
+    follows: list[tuple[str, str, bool]] = field(default_factory=list)
+
+
+def _rows(rows: list[dict[str, Any]]) -> Decisions:
+    if not rows:
+        raise ValueError("no decisions were recorded (every deal void or a solo?); give more deals")
+    cols = {k: np.array([r[k] for r in rows]) for k in rows[0] if rows[0][k] is not None}
+    return Decisions(**{"own": None, "features": None, **cols})
+
+
+class _Recorder:
+    """Wraps a seat's agent: records each decision from the live game, then acts."""
+
+    uses_observation = True
+
+    def __init__(self, agent: Any, seat: int, owner: _GameRecorder) -> None:
+        self.agent, self.seat, self.owner = agent, seat, owner
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        action = int(self.agent.act(observation, mask))
+        self.owner.record(self.seat, self.agent, observation, mask, action)
+        return action
+
+
+class _GameRecorder:
+    """The decisions and events of one game."""
+
+    def __init__(self, game: Game, deal: int, rows: list[dict[str, Any]]) -> None:
+        self.game, self.deal, self.rows = game, deal, rows
+        self.total = float(sum(game.cards_left)) or 1.0
+        self.guard_plays = 0
+        self.log = GameLog(deal, -1, -1, 0, False, None, None)
+
+    def role(self, seat: int) -> str | None:
+        return own_role(self.game, seat)
+
+    def record(self, seat: int, agent: Any, obs: np.ndarray, mask: np.ndarray, action: int) -> None:
+        game = self.game
+        if game.phase != PLAY:
+            return
+        if self.log.reveal_progress is None and game.public_guard >= 0:
+            self.log.reveal_progress = float(sum(game.total_played)) / self.total
+            self.log.guard_plays_at_reveal = self.guard_plays
+        role = self.role(seat)
+        if game.top >= 0 and mask[FIRST_PLAY:].any():
+            self.log.follows.append((role, self.role(game.top_player), action != PASS))
+        if seat == game.guard and action >= FIRST_PLAY:
+            self.guard_plays += 1
+        if role not in (EMPEROR, REBEL) or game.guard == game.emperor:
+            return
+        view = SeatView(obs, game.rules)
+        self.rows.append({
+            "deal": self.deal, "seat": seat, "observer": role,
+            "progress": float(sum(game.total_played)) / self.total,
+            "revealed": game.public_guard >= 0, "label": guard_label(game, seat),
+            "candidates": guard_candidates(view), "guard_plays": self.guard_plays,
+            "obs": np.asarray(obs, dtype=np.float32),
+            "own": agent.guard_belief(obs) if hasattr(agent, "guard_belief") and _has_belief(agent) else None,
+            "features": agent.state_features(obs) if hasattr(agent, "state_features") else None,
+        })
+
+    def finish(self) -> GameLog:
+        game, log = self.game, self.log
+        res = game.result
+        log.emperor, log.guard = res.emperor, res.guard
+        log.emperor_score = int(res.scores[res.emperor]) if res.emperor >= 0 else 0
+        log.open_guard = bool(res.open_guard)
+        return log
+
+
+def _has_belief(agent: Any) -> bool:
+    """Learned agents have a belief only when trained with the guard-belief head."""
+    return getattr(agent, "has_guard_head", True)
+
+
+def _start(rules: Rules, deal: int, roles: str, encoder: Encoder) -> Game:
+    return default_roles(rules, deal, encoder) if roles == "auto" else Game(rules, seed=deal)
+
+
+def collect_chunk(spec: str, rules_dict: dict[str, Any], seeds: list[int], roles: str,
+                  seats: SpecSeats | None = None) -> tuple[list[dict[str, Any]], list[GameLog]]:
+    """Self-play games of `spec` on `seeds`: (decision rows, game logs). Void deals are left out."""
+    rules = Rules.from_dict(rules_dict)
+    seats = seats or SpecSeats(spec, rules)
+    encoder = Encoder(rules)
+    rows: list[dict[str, Any]] = []
+    logs = []
+    for deal in seeds:
+        game = _start(rules, deal, roles, encoder)
+        if game.is_over:
+            continue
+        rec = _GameRecorder(game, deal, rows)
+        focal = max(game.emperor, 0)
+        agents = [_Recorder(seats.get(q, agent_seed(deal, focal, "team-A", q)), q, rec) for q in range(NUM_SEATS)]
+        play_out(game, agents, encoder, [spec] * NUM_SEATS, f"deal {deal}, study self-play of {spec!r}")
+        if game.result.emperor < 0:  # void
+            continue
+        logs.append(rec.finish())
+    return rows, logs
+
+
+def collect(spec: str, rules: Rules, seeds: tuple[int, ...], roles: str = "auto", workers: int = 1,
+            log: TextIO | None = None, label: str = "study") -> tuple[Decisions, list[GameLog]]:
+    """Self-play of `spec` on every deal of `seeds`, over `workers` processes."""
+    if roles not in ROLE_MODES:
+        raise ValueError(f"roles must be one of {ROLE_MODES}, got {roles!r}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    size = chunk_size(len(seeds), workers)
+    chunks = [list(seeds[k:k + size]) for k in range(0, len(seeds), size)]
+    progress = Progress(len(seeds), log, f"{label} {spec}")
+    rows: list[dict[str, Any]] = []
+    logs: list[GameLog] = []
+    try:
+        if workers == 1:
+            seats = SpecSeats(spec, rules)
+            for chunk in chunks:
+                r, g = collect_chunk(spec, rules.to_dict(), chunk, roles, seats)
+                rows += r
+                logs += g
+                progress.add(len(chunk))
+        else:
+            ctx = start_method(multiprocessing.get_context("spawn"))
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                futures = [pool.submit(collect_chunk, spec, rules.to_dict(), c, roles) for c in chunks]
+                for fut, chunk in zip(futures, chunks, strict=True):
+                    r, g = fut.result()
+                    rows += r
+                    logs += g
+                    progress.add(len(chunk))
+    finally:
+        progress.close()
+    return _rows(rows), logs
+
+
+__all__ = ["ROLE_MODES", "Decisions", "GameLog", "collect", "collect_chunk"]

@@ -1,0 +1,292 @@
+"""The hidden-information audit (`baohuang study leak`): nothing a seat may not see reaches
+its observation or its action mask.
+
+(a) Resampling. At sampled decisions in played games of each seat, everything that seat
+cannot see is redrawn consistently with what it saw, and its observation and mask must come
+out byte-identical. Redrawn: the other seats' current hands (their cards pooled and dealt
+again, each seat keeping its count; with suits, per suit), keeping the marked emperor card
+(a BJ) with its public holder; and, when the guard is hidden from the seat, which of the
+candidates holds the guard card (every other seat still in play that has not declared
+rebel, the emperor included where a hidden solo is possible: the fixed-card presets). The
+role facts that follow (`guard`, `solo`, `guard_card_seat`) are set accordingly and, in the
+role phase, the seat's prompt is asked again (`role_phase.STEPS`), so the options a secret
+role would add must not show. Who is hidden from whom comes from `baohuang_env.knowledge`.
+
+The games are played by the heuristic, random and auto-play bots in turn (`AUDIT_AGENTS`);
+a quarter of all decisions are audited, 4 resamples each.
+
+(b) Probe at the first decision. A logistic probe on the raw observation at each seat's
+first play decision (emperor and rebels, guard hidden; roles by the auto-play answers)
+predicts the guard's seat; trained on half the deals, its top-1 accuracy on the others must
+lie within 2 standard errors of the base rate (1/4, 1/3; the SE over deals, whose rows are
+not independent: `metrics.chance_test`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TextIO
+
+import numpy as np
+
+from agents.guard_belief import guard_candidates, guard_label
+from agents.view import SeatView
+from baohuang_env.agent import make_agent
+from baohuang_env.autoplay import AutoPlayAgent
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import PLAY, ROLE, Game
+from baohuang_env.knowledge import known_guard
+from baohuang_env.role_phase import STEPS
+from baohuang_env.rules import PRESETS, Rules, get_rules
+from baohuang_env.seeds import EVAL_SEED_START
+from baohuang_eval.pool import Progress, start_method
+from baohuang_eval.team import default_roles
+
+from .metrics import belief_scores, chance_test
+from .probe import probe_beliefs, split_by_deal
+from .report import figure, fmt, png_bytes
+
+#: An observation function: (game, seat) -> vector (Encoder.encode, or a test's leaky one).
+Observe = Callable[[Game, int], np.ndarray]
+
+
+def guard_options(game: Game, viewer: int) -> list[int]:
+    """Seats that may hold the guard card as `viewer` knows the game: [the holder] when the
+    viewer knows him (or there is no guard card to move), else every other seat with cards
+    that has not declared rebel (not the caller in a calling preset: his guard is the 4th
+    copy's holder)."""
+    holder = game.guard_card_seat
+    if holder < 0 or holder == viewer or known_guard(game, viewer) >= 0 or game.solo == "open":
+        return [holder]
+    calling = game.rules.suits_matter
+    return [s for s in range(NUM_SEATS) if s != viewer and game.cards_left[s] > 0 and s not in game.rebels
+            and not (calling and s == game.emperor)]
+
+
+def resample(game: Game, viewer: int, rng: np.random.Generator) -> Game:
+    """A copy of `game` with everything `viewer` cannot see redrawn (module docstring)."""
+    g = game.copy()
+    others = [s for s in range(NUM_SEATS) if s != viewer]
+    suits = g.cards.suits
+    k = g.kinds.num_kinds
+    # units: card kinds, or kind * 4 + suit when suits are dealt
+    if suits is None:
+        units = np.concatenate([np.repeat(np.arange(k), g.hands[s]) for s in others])
+    else:
+        units = np.concatenate([np.repeat(np.arange(k * 4), np.asarray(suits[s]).ravel()) for s in others])
+    reserved: dict[int, list[int]] = {s: [] for s in others}
+
+    def reserve(seat: int, unit: int) -> None:
+        nonlocal units
+        at = np.flatnonzero(units == unit)
+        if at.size == 0:
+            raise AssertionError(f"no card {unit} among the hidden cards to give seat {seat}")
+        units = np.delete(units, at[0])
+        reserved[seat].append(unit)
+
+    bj_unit = g.kinds.bj * (1 if suits is None else 4)
+    if g.emperor_card_seat >= 0 and g.emperor_card_seat != viewer:
+        reserve(g.emperor_card_seat, bj_unit)
+    holder = g.guard_card_seat
+    new_holder = holder
+    if holder >= 0 and holder != viewer:
+        options = guard_options(g, viewer)
+        new_holder = options[int(rng.integers(len(options)))]
+        reserve(new_holder, g.guard_card_kind * (1 if suits is None else 4))
+    units = units[rng.permutation(len(units))]
+    at = 0
+    for s in others:
+        n = g.cards_left[s] - len(reserved[s])
+        mine = np.concatenate([units[at:at + n], np.array(reserved[s], dtype=units.dtype)])
+        at += n
+        if suits is None:
+            g.cards.hands[s][:] = np.bincount(mine, minlength=k).tolist()
+        else:
+            per = np.bincount(mine, minlength=k * 4).reshape(k, 4)
+            suits[s][:] = per.tolist()
+            g.cards.hands[s][:] = per.sum(axis=1).tolist()
+    if new_holder != holder:
+        facts = g.roles
+        facts.guard_card_seat = new_holder
+        if facts.guard >= 0:
+            facts.guard = new_holder
+            facts.solo = "hidden" if new_holder == facts.emperor else "none"
+    g._expose()
+    g._mask = None
+    if g.phase == ROLE:  # ask the prompt again: the options of a secret role must not show
+        g.current_player, g._options = STEPS[g.rules.role_steps[g.step_index]].prompt(g)
+    return g
+
+
+def audit_state(game: Game, viewer: int, observe: Observe, rng: np.random.Generator, times: int) -> list[str]:
+    """Resample `times` times at a decision of `viewer`; the differences found (empty: none)."""
+    obs = observe(game, viewer).tobytes()
+    mask = game.legal_mask().tobytes()
+    found = []
+    for _ in range(times):
+        g = resample(game, viewer, rng)
+        if g.current_player != viewer:
+            found.append(f"the prompt went to seat {g.current_player}, not {viewer}")
+        elif observe(g, viewer).tobytes() != obs:
+            found.append("observation differs")
+        elif g.legal_mask().tobytes() != mask:
+            found.append("action mask differs")
+    return found
+
+
+#: The bots whose games the audit samples, in turn: the heuristic plays like a player, the
+#: random bot reaches every declaration, the auto-play bot declares nothing (the guard stays
+#: hidden longest).
+AUDIT_AGENTS = ("heuristic", "random", "autoplay")
+
+
+def audit_preset(rules: Rules, resamples: int, observe: Observe | None = None,
+                 agents: Sequence[str] = AUDIT_AGENTS, seed: int = 0, per_decision: int = 4,
+                 log: TextIO | None = None) -> dict[str, Any]:
+    """At least `resamples` resamples (`per_decision` at each sampled decision) over games of
+    `agents` in turn under `rules`: {resamples, decisions, games, failures, examples,
+    decisions_with_hidden_guard}. (The progress line counts resamples as "games".)"""
+    observe = observe or Encoder(rules).encode
+    enc = Encoder(rules)
+    rng = np.random.default_rng(seed)
+    failures, examples = 0, []
+    done = decisions = games = moved = 0
+    progress = Progress(resamples, log, f"leak {rules.preset} resamples")
+    deal = seed
+    while done < resamples:
+        game = Game(rules, seed=deal)
+        bot = make_agent(agents[games % len(agents)], rules, deal)
+        games += 1
+        before = done
+        while not game.is_over and done < resamples:
+            seat = game.current_player
+            if rng.random() < 0.25:  # a quarter of the decisions, spread over the game
+                found = audit_state(game, seat, observe, rng, per_decision)
+                moved += len(guard_options(game, seat)) > 1
+                failures += len(found)
+                if found and len(examples) < 5:
+                    examples.append(f"deal {deal}, step {len(game.actions)}, seat {seat}: {found[0]}")
+                done += per_decision
+                decisions += 1
+            game.step(int(bot.act(enc.encode(game, seat), game.legal_mask())))
+        progress.add(done - before)
+        deal += 1
+    progress.close()
+    return {"resamples": done, "decisions": decisions, "games": games, "failures": failures,
+            "examples": examples, "decisions_with_hidden_guard": moved}
+
+
+def first_decisions(rules: Rules, seeds: Sequence[int], observe: Observe | None = None) -> dict[str, np.ndarray]:
+    """Each non-guard seat's first play decision per deal (roles by the auto-play answers, solo
+    and void deals left out): observation, candidates, label, deal."""
+    enc = Encoder(rules)
+    observe = observe or enc.encode
+    auto = AutoPlayAgent(rules)
+    rows: dict[str, list] = {"obs": [], "candidates": [], "label": [], "deal": []}
+    for deal in seeds:
+        game = default_roles(rules, deal, enc)
+        if game.is_over or game.guard == game.emperor:
+            continue
+        seen: set[int] = set()
+        while not game.is_over and game.phase == PLAY and len(seen) < NUM_SEATS - 1:
+            seat = game.current_player
+            if seat != game.guard and seat not in seen and game.public_guard < 0:
+                seen.add(seat)
+                obs = observe(game, seat)
+                rows["obs"].append(obs)
+                rows["candidates"].append(guard_candidates(SeatView(enc.encode(game, seat), rules)))
+                rows["label"].append(guard_label(game, seat))
+                rows["deal"].append(deal)
+            game.step(int(auto.act(enc.encode(game, seat), game.legal_mask())))
+    return {k: np.array(v) for k, v in rows.items()}
+
+
+def first_decision_probe(rules: Rules, seeds: Sequence[int], observe: Observe | None = None) -> dict[str, Any]:
+    """The probe at the first decision (module docstring, b): its test scores and whether
+    its top-1 is at chance (within 2 SE of the base rate)."""
+    d = first_decisions(rules, seeds, observe)
+    if len(d["label"]) < 20:
+        return {"n": len(d["label"]), "at_chance": None, "note": "too few decisions with a hidden guard"}
+    train = split_by_deal(d["deal"])
+    p = probe_beliefs(d["obs"], d["label"], d["candidates"], train, d["deal"])
+    test = ~train
+    s = belief_scores(p[test], d["label"][test], d["candidates"][test])
+    s.pop("reliability")
+    return {**s, **chance_test(p[test], d["label"][test], d["candidates"][test], d["deal"][test])}
+
+
+def audit_and_probe(name: str, resamples: int, deals: int, seed: int, agents: Sequence[str],
+                    log: TextIO | None = None) -> dict[str, Any]:
+    """Both checks of one preset: {"audit": ..., "probe": ...} (the probe on deals from
+    EVAL_SEED_START + seed)."""
+    rules = get_rules(name)
+    audit = audit_preset(rules, resamples, agents=agents, seed=seed, log=log)
+    start = EVAL_SEED_START + seed
+    return {"audit": audit, "probe": first_decision_probe(rules, range(start, start + deals))}
+
+
+def leak_study(presets: Sequence[str], resamples: int, deals: int, seed: int = 0,
+               agents: Sequence[str] = AUDIT_AGENTS, workers: int = 1, log: TextIO | None = None) -> dict[str, Any]:
+    """The audit of every preset in `presets` (names of `baohuang_env.rules.PRESETS`), one
+    preset per worker process when `workers` > 1 (then a line per finished preset)."""
+    bad = [p for p in presets if p not in PRESETS]
+    if bad:
+        raise ValueError(f"unknown presets {bad}; known: {list(PRESETS)}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    out: dict[str, Any] = {"study": "leak", "resamples_per_preset": resamples, "probe_deals": deals,
+                           "agents": list(agents), "presets": {}}
+    if workers == 1:
+        for name in presets:
+            out["presets"][name] = audit_and_probe(name, resamples, deals, seed, agents, log)
+    else:
+        ctx = start_method(multiprocessing.get_context("spawn"))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = {name: pool.submit(audit_and_probe, name, resamples, deals, seed, list(agents))
+                       for name in presets}
+            for name, fut in futures.items():
+                out["presets"][name] = fut.result()
+                if log is not None:
+                    print(f"leak {name}: {out['presets'][name]['audit']['failures']} failures", file=log, flush=True)
+    out["passed"] = all(p["audit"]["failures"] == 0 and p["probe"].get("at_chance") is not False
+                        for p in out["presets"].values())
+    return out
+
+
+def to_markdown(result: dict[str, Any]) -> str:
+    lines = ["# Hidden-information audit", "",
+             f"Resampling: at least {result['resamples_per_preset']} resamples per preset (games of "
+             f"{', '.join(result['agents'])} in turn); probe at the first decision on {result['probe_deals']} deals "
+             "(half to train, half to test).", "",
+             "| preset | resamples | decisions | with hidden guard | failures | probe n | probe top-1 "
+             "(base) | excess ± SE | within 2 SE |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, p in result["presets"].items():
+        a, q = p["audit"], p["probe"]
+        lines.append(f"| {name} | {a['resamples']} | {a['decisions']} | {a['decisions_with_hidden_guard']} | "
+                     f"{a['failures']} | {q.get('n')} | {fmt(q.get('top1'))} ({fmt(q.get('base_top1'))}) | "
+                     f"{fmt(q.get('excess'))} ± {fmt(q.get('se'))} | {q.get('at_chance')} |")
+    lines += ["", f"**{'PASSED' if result['passed'] else 'FAILED'}**"]
+    for name, p in result["presets"].items():
+        lines += [f"* {name}: {e}" for e in p["audit"]["examples"]]
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: dict[str, Any]) -> bytes:
+    """Probe top-1 at the first decision per preset, with the base rate and its 2-SE band."""
+    fig, (ax,) = figure(1, 1, width=7.0)
+    names = [n for n, p in result["presets"].items() if p["probe"].get("top1") is not None]
+    for i, n in enumerate(names):
+        q = result["presets"][n]["probe"]
+        band = 2 * q["se"]
+        ax.bar(i, q["top1"], color="tab:blue")
+        ax.errorbar(i, q["base_top1"], yerr=band, color="k", capsize=6, fmt="_")
+    ax.set(xticks=range(len(names)), xticklabels=names, ylim=(0, 1), ylabel="probe top-1 (bar); base ± 2 SE",
+           title="guard probe at the first decision")
+    return png_bytes(fig)
+
+
+__all__ = ["audit_and_probe", "audit_preset", "audit_state", "first_decision_probe", "first_decisions",
+           "guard_options", "leak_study", "plot", "resample", "to_markdown"]
