@@ -106,11 +106,12 @@ def hand_text(game: Game, seat: int) -> str:
     return format_hand(game.hands[seat], game.kinds.names)
 
 
-def _status(game: Game, seat: int) -> str:
-    """A seat's status column: out with its place, the place of a seat that still held cards
-    when the deal ended (it never went out), passed, or to act."""
+def seat_status(game: Game, seat: int, to_act: str = "<- to act") -> str:
+    """A seat's public status: out with its place, the place of a seat that still held cards
+    when the deal ended (it never went out), passed, or `to_act` (the terminal table's
+    marker by default)."""
     if not game.is_over and seat == game.current_player:
-        return "<- to act"
+        return to_act
     place = game.places[seat]
     if place:
         left = game.cards_left[seat]
@@ -218,7 +219,7 @@ def render_table(game: Game, viewer: int | None = None) -> str:
     header = f"Baohuang [{game.rules.preset}, play goes {game.rules.display_direction}]  phase: {game.phase}"
     if not game.is_over:
         header += f"  to act: seat {game.current_player}"
-    statuses = [_status(game, s) for s in range(NUM_SEATS)]
+    statuses = [seat_status(game, s) for s in range(NUM_SEATS)]
     width = max(12, *(len(st) + 2 for st in statuses))
     lines = [header, f"{'seat':<6}{_pad('role', ROLE_WIDTH)}{'cards':>5}  {'status':<{width}}hand"]
     for s, status in enumerate(statuses):

@@ -18,7 +18,7 @@ from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.game import ROLE, Game
 from baohuang_env.text import (
     ROLE_NAMES, STEP_WORDS, decision_help, decision_words, describe_event, hand_text, move_list, own_role_text,
-    result_lines, role_label, role_step, turn_hint,
+    result_lines, role_label, role_step, seat_status, turn_hint,
 )
 
 #: Payload fields of a seat's view; tests check that nothing else is sent.
@@ -43,17 +43,6 @@ def card_list(game: Game, seat: int) -> list[str]:
     return cards
 
 
-def _status(game: Game, seat: int) -> str:
-    """A seat's public status: to act, out with its place, passed, or nothing."""
-    if not game.is_over and seat == game.current_player:
-        return "to act"
-    place = game.places[seat]
-    if place:
-        left = game.cards_left[seat]
-        return f"place {place} (still held {left})" if left else f"out #{place}"
-    return "passed" if game.passed[seat] else ""
-
-
 def seat_rows(game: Game, viewer: int | None, names: list[str]) -> list[dict[str, Any]]:
     """The table, one row per seat, as `viewer` sees it (a spectator when None)."""
     rows = []
@@ -64,7 +53,7 @@ def seat_rows(game: Game, viewer: int | None, names: list[str]) -> list[dict[str
         if viewer in (None, s) and s == game.guard_card_seat:
             marks.append("holds the guard card")
         row = {"seat": s, "name": names[s], "role": role_label(game, s, viewer), "cards_left": game.cards_left[s],
-               "status": _status(game, s), "marks": marks}
+               "status": seat_status(game, s, to_act="to act"), "marks": marks}
         if viewer is None or game.is_over:
             row["hand"] = hand_text(game, s)
         rows.append(row)

@@ -24,6 +24,7 @@ from baohuang_env import Game, get_rules
 from baohuang_env.agent import make_agent
 from baohuang_env.encoding import Encoder
 from baohuang_env.replay import save_replay
+from web_helpers import stop_server
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium")
@@ -77,12 +78,7 @@ def server(tmp_path_factory):
             raise AssertionError("baohuang serve did not answer within 30 s")
         yield url, given
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from baohuang_cli import cli
+from web_helpers import stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,12 +74,7 @@ def test_serve_starts_on_127_0_0_1_and_serves_the_page_and_the_api():
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
             assert "Baohuang" in r.read().decode()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
     assert "open http://127.0.0.1:" in proc.stdout.read()
 
 

@@ -4,6 +4,7 @@ the HTTP API (the bots move through `advance`, the human picks a move at random)
 from __future__ import annotations
 
 import random
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,16 @@ from baohuang_web.app import create_app
 from baohuang_web.sessions import SessionStore
 
 SPECS = ["greedy", "random", "heuristic"]
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """End a `baohuang serve` process the test started: politely, then for sure."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def client_for(store: SessionStore | None = None, replays: list[str] | None = None):
