@@ -18,8 +18,9 @@ from agents.run import resume_config
 from baohuang_env import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What a config names rather than recommends: the run's name, seed and budget.
-NOT_RECIPE = {"exp_name", "seed", "total_minutes", "eval_deals"}
+#: What a config names rather than recommends: the run's name, seed and budget, and what it
+#: is evaluated against (which changes no training).
+NOT_RECIPE = {"exp_name", "seed", "total_minutes", "eval_deals", "eval_opponents"}
 
 
 def test_the_defaults_are_dmc_quick_s_recipe():
