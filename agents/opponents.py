@@ -8,13 +8,15 @@ through `opponent_tag`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from pathlib import PurePosixPath
 
 import numpy as np
 
+from baohuang_env.agent import Agent, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
+from baohuang_env.rules import Rules
 
 #: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
 #: past snapshot of the learner from the pool (PPO only).
@@ -63,6 +65,32 @@ def check_opponent_mix(mix: Mapping[str, float], special: Iterable[str] = (SELF,
         raise ValueError(f"opponent_mix: {SNAPSHOTS!r} is not available here; "
                          f"use {', '.join(map(repr, special))} or agent specs")
     check_distinct_tags("opponent_mix", mix)
+
+
+class OpponentMix:
+    """A checked `opponent_mix` as a draw: each training game's opponent, `SELF`, `SNAPSHOTS`
+    or an agent spec, in proportion to its weight."""
+
+    def __init__(self, mix: Mapping[str, float]) -> None:
+        self.modes = list(mix)
+        weights = np.array([mix[m] for m in self.modes], dtype=np.float64)
+        self.p = weights / weights.sum()
+
+    def draw(self, rng: np.random.Generator) -> str:
+        return self.modes[int(rng.choice(len(self.modes), p=self.p))]
+
+
+def seat_bots(cache: dict[Hashable, list[Agent]], key: Hashable, spec: str, rules: Rules,
+              rng: np.random.Generator) -> list[Agent]:
+    """One agent of `spec` per seat for a new training game: built once per `key` in
+    `cache` (games played at once need agents of their own), reset with seeds from `rng`."""
+    bots = cache.get(key)
+    if bots is None:
+        bots = cache[key] = [make_agent(spec, rules, 0) for _ in range(NUM_SEATS)]
+    for bot in bots:
+        if hasattr(bot, "reset"):
+            bot.reset(int(rng.integers(2**31)))
+    return bots
 
 
 def opponent_seats(game: Game, rng: np.random.Generator) -> list[int]:

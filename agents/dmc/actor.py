@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from baohuang_env import Game
-from baohuang_env.agent import Agent, make_agent
+from baohuang_env.agent import Agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
@@ -28,7 +28,7 @@ from baohuang_eval.play import NO_OBSERVATION
 
 from ..guard_belief import NO_LABEL, guard_label
 from ..networks import ActionScorer
-from ..opponents import SELF, opponent_seats
+from ..opponents import SELF, OpponentMix, opponent_seats, seat_bots
 from ..training import seed_everything
 from .agent import DMCAgent
 from .config import DMCConfig
@@ -63,24 +63,14 @@ class Collector:
         self.features = self.agent.features
         self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
         self.rng = np.random.default_rng(seed)
-        self.modes = list(cfg.opponent_mix)
-        weights = np.array([cfg.opponent_mix[m] for m in self.modes], dtype=np.float64)
-        self.mode_p = weights / weights.sum()
+        self.mix = OpponentMix(cfg.opponent_mix)
         self.bots: dict[str, list[Agent]] = {}  # spec -> one agent per seat, reset per game
         self.staging: list[list[tuple[np.ndarray, int, float, int]]] = [[] for _ in nets]
 
     def _opponent(self) -> list[Agent] | None:
         """This game's opponent from the mix: None for self-play, else one agent per seat."""
-        mode = self.modes[int(self.rng.choice(len(self.modes), p=self.mode_p))]
-        if mode == SELF:
-            return None
-        bots = self.bots.get(mode)
-        if bots is None:
-            bots = self.bots[mode] = [make_agent(mode, self.rules, 0) for _ in range(NUM_SEATS)]
-        for bot in bots:
-            if hasattr(bot, "reset"):
-                bot.reset(int(self.rng.integers(2**31)))
-        return bots
+        mode = self.mix.draw(self.rng)
+        return None if mode == SELF else seat_bots(self.bots, mode, mode, self.rules, self.rng)
 
     def play_game(self) -> int:
         """One game against this game's opponent (`DMCConfig.opponent_mix`); the learner's

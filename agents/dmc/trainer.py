@@ -43,6 +43,12 @@ class DMCCounters(Counters):
     rows: int = 0  # rows regressed on
 
 
+def architecture(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, Any]:
+    """The network layout a checkpoint records (`arch`), and a warm start must match."""
+    return {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head,
+            "networks": cfg.networks}
+
+
 def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters: DMCCounters, obs_size: int,
                        action_size: int, heads=None) -> dict[str, Any]:
     names = network_names(cfg.networks)
@@ -51,8 +57,7 @@ def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters:
     return {
         "compat": dmc_compatibility(rules),
         "config": config_to_dict(cfg),
-        "arch": {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head,
-                 "networks": cfg.networks},
+        "arch": architecture(cfg, obs_size, action_size),
         "models": {**{name: net.state_dict() for name, net in zip(names, nets, strict=True)}, **heads},
         "optimizers": {name: opt.state_dict() for name, opt in zip(names, optimizers, strict=True)},
         "counters": vars(counters).copy(),
@@ -65,9 +70,8 @@ def warm_start_weights(cfg: DMCConfig, rules: Rules, obs_size: int, action_size:
     other rules or of another layout, saying which."""
     ckpt = load_checkpoint(cfg.init_from, expect=dmc_compatibility(rules))
     arch = ckpt["arch"]
-    want = {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head,
-            "networks": cfg.networks}
-    have = {**want, **{k: arch.get(k) for k in want}, "networks": checkpoint_networks(arch)}
+    want = architecture(cfg, obs_size, action_size)
+    have = {**{k: arch.get(k) for k in want}, "networks": checkpoint_networks(arch)}
     wrong = {k: have[k] for k in want if have[k] != want[k]}
     if wrong:
         raise ValueError(f"init_from {cfg.init_from} does not fit this run: it has "

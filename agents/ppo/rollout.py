@@ -29,7 +29,6 @@ import numpy as np
 import torch
 
 from baohuang_env import Game
-from baohuang_env.agent import make_agent
 from baohuang_env.batch import legal_actions
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
@@ -41,7 +40,7 @@ from baohuang_eval.play import NO_OBSERVATION
 
 from ..action_features import ActionFeatures
 from ..guard_belief import guard_label
-from ..opponents import SELF, SNAPSHOTS, opponent_seats
+from ..opponents import SELF, SNAPSHOTS, OpponentMix, opponent_seats, seat_bots
 from .config import PPOConfig
 from .model import ActorCritic, gae
 
@@ -134,9 +133,7 @@ class Rollouts:
         self.features = torch.from_numpy(ActionFeatures(self.rules).table.copy())
         self.net, self.pool = net, pool
         self.rng = np.random.default_rng(seed)
-        names = list(cfg.opponent_mix)
-        weights = np.array([cfg.opponent_mix[k] for k in names], dtype=np.float64)
-        self.modes, self.mode_p = names, weights / weights.sum()
+        self.mix = OpponentMix(cfg.opponent_mix)
         self.bots: dict[tuple[int, str], list[Any]] = {}  # (slot, spec) -> per-seat agents
         self.frames = 0  # every engine step, forced ones included
         self.decisions = 0  # learner decisions made (forced ones excluded)
@@ -147,7 +144,7 @@ class Rollouts:
     # ------------------------------------------------------------------ games
     def _new_slot(self, index: int) -> _Slot:
         game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
-        mode = self.modes[int(self.rng.choice(len(self.modes), p=self.mode_p))]
+        mode = self.mix.draw(self.rng)
         slot = _Slot(game, mode)
         if mode == SELF:
             return slot
@@ -155,13 +152,7 @@ class Rollouts:
         if mode == SNAPSHOTS:
             slot.opponent = self.pool.snapshots[int(self.rng.integers(len(self.pool)))]
         else:
-            agents = self.bots.get((index, mode))
-            if agents is None:
-                agents = self.bots[(index, mode)] = [make_agent(mode, self.rules, 0) for _ in range(NUM_SEATS)]
-            for agent in agents:
-                if hasattr(agent, "reset"):
-                    agent.reset(int(self.rng.integers(2**31)))
-            slot.opponent = agents
+            slot.opponent = seat_bots(self.bots, (index, mode), mode, self.rules, self.rng)
         return slot
 
     def _assign_sides(self, slot: _Slot) -> None:
