@@ -247,6 +247,18 @@ class HeuristicAgent:
             return self._lead(v, plays, mask, odds)
         return self._follow(v, plays, mask, odds)
 
+    # ================================================================== per-play odds
+    def nobeat(self, v: SeatView, plays: np.ndarray) -> np.ndarray:
+        """P(no seat that may beat it can beat each play) for play indices `plays`, by the
+        card-tracking model this bot plays on (`_Odds`; a play with a big joker is never
+        beaten). Read by `agents.advice`; the bot's own play does not call it."""
+        out = np.ones(plays.size)
+        no_bj = self._big[plays] == 0
+        if no_bj.any():
+            pl = plays[no_bj]
+            out[no_bj] = _Odds(self, v, self._threats(v)).nobeat(self._size[pl], self._rank[pl], self._small[pl])
+        return out
+
     # ================================================================== partner inference
     def guard_belief(self, observation: np.ndarray) -> np.ndarray:
         """P(guard = relative seat) as this bot would infer it (`baohuang study belief`); it

@@ -78,14 +78,15 @@ def evaluate_live(agent: Any, opponents: list[str], rules: Rules, deals: int, fi
 def log_eval(writer, agent: Any, cfg: Any, rules: Rules, step: int, deals: int, log=sys.stderr,
              tag: str = "train") -> dict[str, Any]:
     """Evaluate `agent` on the config's held-out deals against `cfg.eval_opponents` with
-    `cfg.eval_protocol`; write
-    `eval/winrate_vs_<tag>` and `eval/mean_score_diff_vs_<tag>` at `step` (the tag:
-    `opponents.opponent_tag`)."""
+    `cfg.eval_protocol`; write the duplicate win rate (wins + ½ draws over all the agent's
+    games) as `eval/winrate_vs_<tag>` and the mean paired difference as
+    `eval/mean_score_diff_vs_<tag>` at `step` (the tag: `opponents.opponent_tag`)."""
     results = evaluate_live(agent, cfg.eval_opponents, rules, deals, cfg.eval_deal_seed, cfg.eval_protocol)
     for opp, res in results.items():
-        writer.add_scalar(f"eval/winrate_vs_{opponent_tag(opp)}", res.win_rate, step)
+        writer.add_scalar(f"eval/winrate_vs_{opponent_tag(opp)}", res.duplicate_win_rate, step)
         writer.add_scalar(f"eval/mean_score_diff_vs_{opponent_tag(opp)}", res.mean_diff, step)
-    print(f"[{tag}] eval: " + "  ".join(f"vs {o}: win {r.win_rate:.2f}" for o, r in results.items()),
+    print(f"[{tag}] eval on {deals} deals: "
+          + "  ".join(f"vs {o}: duplicate win rate {r.duplicate_win_rate:.2f}" for o, r in results.items()),
           file=log, flush=True)
     return results
 

@@ -54,6 +54,13 @@ class PairGames(ABC):
         return self.table_a["overall"].win_rate
 
     @property
+    def duplicate_win_rate(self) -> float:
+        """A's duplicate win rate over all its games, (wins + ½ draws) / games: the headline
+        figure of the reports, and what the trainers log as `eval/winrate_vs_<opponent>`."""
+        t = self.table_a["overall"]
+        return DuplicateStats.of(t.wins, t.draws, t.games).rate
+
+    @property
     def mean_diff(self) -> float:
         """Mean paired difference: > 0 when A scores better."""
         return self.paired.mean

@@ -67,3 +67,22 @@ def test_evaluation_during_training_is_off_the_budget(algo, tmp_path, monkeypatc
     eval_minutes = [e.value for e in scalars.Scalars("charts/eval_minutes")]
     assert train_minutes[-1] == pytest.approx(counters["elapsed_s"] / 60)
     assert eval_minutes[-1] == pytest.approx(counters["eval_s"] / 60)
+
+
+def test_the_periodic_evaluation_logs_the_duplicate_win_rate(tmp_path):
+    """`eval/winrate_vs_<opponent>` is the duplicate win rate (wins + ½ draws), the figure the
+    reports lead with: an agent against a copy of itself in the team protocol plays both
+    sides the same way, so it gets exactly 0.5 however many games are drawn."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.heuristic import HeuristicAgent
+    from agents.training import log_eval
+    from baohuang_env import get_rules
+
+    rules = get_rules("jj")
+    cfg = load_config(DMCConfig, None, ["eval_opponents=[heuristic]", "eval_protocol=team"])
+    with SummaryWriter(str(tmp_path)) as writer:
+        res = log_eval(writer, HeuristicAgent(rules), cfg, rules, 7, 12, log=io.StringIO())["heuristic"]
+    assert res.table_a["overall"].draws > 0 and res.win_rate < 0.5  # the plain win rate counts draws as lost
+    logged = EventAccumulator(str(tmp_path)).Reload().Scalars("eval/winrate_vs_heuristic")
+    assert [(e.step, e.value) for e in logged] == [(7, 0.5)]

@@ -17,7 +17,7 @@ from agents.dmc.config import DMCConfig
 from agents.networks import ActionScorer
 from agents.action_features import ActionFeatures
 from baohuang_env import get_rules
-from baohuang_env.agent import RandomAgent, register_agent
+from baohuang_env.agent import RandomAgent, make_agent, register_agent
 from baohuang_env.observation import observation_layout
 from baohuang_env.roles import ROLES
 
@@ -39,11 +39,11 @@ class RecordingBot(RandomAgent):
 register_agent("recording-test-bot", lambda arg, rules, seed: RecordingBot(seed))
 
 
-def _collector(mix: str) -> Collector:
+def _collector(mix: str, *extra: str, start_frames: int = 0) -> Collector:
     """An inline collector whose slots never fill (staged rows stay readable)."""
-    cfg = load_config(DMCConfig, None, [*TINY, f"opponent_mix={mix}", "unroll_length=100000"])
+    cfg = load_config(DMCConfig, None, [*TINY, f"opponent_mix={mix}", "unroll_length=100000", *extra])
     nets = [ActionScorer(observation_layout(RULES).size, ActionFeatures(RULES).size, cfg.hidden, cfg.head)]
-    frames = mp.get_context("spawn").Value("q", 0)
+    frames = mp.get_context("spawn").Value("q", start_frames)
     return Collector(cfg, RULES, nets, {}, [queue.Queue()], queue.Queue(), frames, seed=3, blocking=False)
 
 
@@ -59,8 +59,9 @@ def test_a_bot_opponent_plays_one_whole_side_and_only_the_learner_is_trained_on(
     collector = _collector("recording-test-bot=1")
     layout = observation_layout(RULES)
     learner_obs: list[np.ndarray] = []
-    act = collector.agent.act
-    monkeypatch.setattr(collector.agent, "act", lambda obs, mask: learner_obs.append(obs.copy()) or act(obs, mask))
+    act = collector.agent.act_with_row
+    monkeypatch.setattr(collector.agent, "act_with_row",
+                        lambda obs, mask, legal: learner_obs.append(obs.copy()) or act(obs, mask, legal))
     bot_sides = set()
     for _ in range(12):
         RecordingBot.acted, learner_obs[:] = [], []
@@ -90,3 +91,107 @@ def test_bad_opponent_mixes_are_refused_with_what_is_allowed(mix, message):
     with pytest.raises(ValueError, match=message):
         load_config(DMCConfig, None, [*TINY, f"opponent_mix={mix}"])
 
+
+def _learner_observations(collector: Collector) -> set[bytes]:
+    return {row[0].tobytes() for net in collector.staging for row in net}
+
+
+def test_the_teacher_plays_the_learners_seats_for_its_frames_then_the_learner_does():
+    """Kickstarting: while the teacher's frames last, every learner decision is the teacher's
+    (epsilon 0); the games after them are the learner's own, the teacher never asked."""
+    collector = _collector("self=1", "teacher=recording-test-bot", "teacher_frames=1", "epsilon=0")
+    RecordingBot.acted = []
+    collector.play_game()  # the first game starts under the teacher's 1 frame: all of it is taught
+    taught = {o.tobytes() for o in RecordingBot.acted}
+    assert taught and _learner_observations(collector) == taught
+    RecordingBot.acted = []
+    before = len(collector.staging[0])
+    collector.play_game()
+    assert RecordingBot.acted == [] and len(collector.staging[0]) > before
+
+
+def test_a_resumed_run_past_its_teacher_frames_never_asks_the_teacher():
+    collector = _collector("self=1", "teacher=recording-test-bot", "teacher_frames=5000", start_frames=5000)
+    RecordingBot.acted = []
+    collector.play_game()
+    assert RecordingBot.acted == [] and collector.staging[0]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["teacher=heuristic"], "set both"),
+    (["teacher_frames=100"], "set both"),
+    (["teacher=heuristic", "teacher_frames=-1"], "set both"),
+])
+def test_a_teacher_needs_its_frames_and_frames_need_a_teacher(extra, message):
+    with pytest.raises(ValueError, match=message):
+        load_config(DMCConfig, None, [*TINY, *extra])
+
+
+def test_opponent_and_teacher_specs_are_checked_before_a_run_starts(tmp_path):
+    from agents.dmc.trainer import train
+
+    for bad in (["opponent_mix=self=1,heuristc=1"], ["teacher=heuristc", "teacher_frames=10"]):
+        cfg = load_config(DMCConfig, None, [*TINY, f"runs_dir={tmp_path}", *bad])
+        with pytest.raises(ValueError, match="heuristc"):
+            train(cfg)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_rollout_rows_carry_the_return_of_each_move_played_out_by_the_rollout_policy():
+    """`rollout_share=1`: every card-play decision of the learner adds one row per scored
+    move, whose target is the learner seat's reward after that move in a copy of the game
+    played out by the rollout policy (here greedy: deterministic, so the targets can be
+    recomputed)."""
+    from baohuang_env.encoding import Encoder
+    from baohuang_env.rewards import reward
+
+    collector = _collector("self=1", "rollout_share=1", "rollout_actions=3", "rollout_policy=greedy", "epsilon=0")
+    real: list = []
+    stage = collector._stage_rollouts
+
+    def spy(game, seat, obs, mask, legal, taken, controllers):
+        assert controllers == [None] * 5  # self-play: the rollout policy plays every seat
+        real.append((game.copy(), seat, legal.copy(), taken, obs.copy(), mask.copy()))
+        before = len(collector.staging[0])
+        stage(game, seat, obs, mask, legal, taken, controllers)
+        real[-1] += (collector.staging[0][before:],)
+
+    collector._stage_rollouts = spy
+    collector.play_game()
+    assert len(real) > 10
+    greedy, enc = make_agent("greedy", RULES), Encoder(RULES)
+    features = ActionFeatures(RULES).table
+    for game, seat, legal, taken, obs, mask, staged in real[:: max(1, len(real) // 8)]:
+        assert len(staged) == min(3, legal.size)
+        moves = [int(np.flatnonzero((features == row[1]).all(axis=1))[0]) for row in staged]
+        assert moves[0] == taken and len(set(moves)) == len(moves) and set(moves) <= set(legal.tolist())
+        q = dict(zip(legal.tolist(), collector.agent.action_values(obs, legal, mask), strict=True))
+        rest = sorted((q[a] for a in legal.tolist() if a not in moves), reverse=True)
+        assert not rest or min(q[a] for a in moves[1:]) >= rest[0]  # the others of highest Q
+        for move, row in zip(moves, staged, strict=True):
+            copy = game.copy()
+            copy.step(move)
+            while not copy.is_over:
+                m = copy.legal_mask()
+                copy.step(int(greedy.act(enc.encode(copy, copy.current_player), m)))
+            assert row[2] == float(reward(copy.result.scores[seat], "win"))
+
+
+def test_rollouts_of_a_game_against_a_bot_let_the_bot_play_its_own_seats():
+    collector = _collector("recording-test-bot=1", "rollout_share=1", "rollout_actions=2", "rollout_policy=greedy")
+    layout = observation_layout(RULES)
+    stage, asked = collector._stage_rollouts, []
+
+    def spy(game, seat, obs, mask, legal, taken, controllers):
+        before = len(RecordingBot.acted)
+        stage(game, seat, obs, mask, legal, taken, controllers)
+        asked.append(RecordingBot.acted[before:])
+
+    collector._stage_rollouts = spy
+    for _ in range(3):
+        RecordingBot.acted = []
+        collector.play_game()
+    in_rollouts = [o for acted in asked for o in acted]
+    assert len(asked) > 10 and in_rollouts and sum(map(bool, asked)) > len(asked) // 2
+    for acted in filter(None, asked):  # the rollouts of one decision: the bot keeps its one side
+        _side({ROLES[layout.read(o, "my_role").argmax()] for o in acted})

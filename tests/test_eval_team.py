@@ -142,6 +142,7 @@ def test_team_statistics_against_hand_computed_values():
     assert (ps.low, ps.high) == (pytest.approx(-15.476254, abs=1e-5), pytest.approx(22.142921, abs=1e-5))
     assert (ps.a_better, ps.ties, ps.b_better, ps.verdict) == (1, 1, 1, "=")
     assert res.win_rate == 0.5 and res.mean_diff == ps.mean
+    assert res.duplicate_win_rate == pytest.approx(7 / 12)  # what the trainers log as eval/winrate_vs_B
     # 3 won, 2 drawn, 1 lost: x = 4 of 6, center 0.601611, half 1.194923 * 0.252416 = 0.301618
     d2 = DuplicateStats.of(3, 2, 6)
     assert (d2.rate, d2.low, d2.high) == (pytest.approx(2 / 3), pytest.approx(0.299993, abs=1e-6),

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from baohuang_env import Game
-from baohuang_env.agent import Agent
+from baohuang_env.agent import Agent, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
@@ -35,37 +35,60 @@ from .config import DMCConfig
 from .model import network_names
 
 
+#: What one learner decision leaves for the regression, in chunk order: observation, the
+#: row of the action taken (`DMCAgent.action_rows`), Monte-Carlo target, guard head's label
+#: (`guard_belief.guard_label`), and for kickstarting whether the teacher was asked
+#: ("taught"), the row of its move ("demo") and of another legal move ("other").
+CHUNK_FIELDS = ("obs", "action", "target", "guard", "taught", "demo", "other")
+
+
 def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, torch.Tensor]:
-    """Shared-memory rows: slot k belongs to network k // cfg.slots_per_role."""
+    """Shared-memory rows of each `CHUNK_FIELDS`: slot k belongs to network k // cfg.slots_per_role."""
     slots, T = cfg.slots_per_role * len(network_names(cfg.networks)), cfg.unroll_length
     return {
         "obs": torch.zeros(slots, T, obs_size).share_memory_(),
         "action": torch.zeros(slots, T, action_size).share_memory_(),
         "target": torch.zeros(slots, T).share_memory_(),
         "guard": torch.full((slots, T), NO_LABEL, dtype=torch.int64).share_memory_(),  # guard head's labels
+        "taught": torch.zeros(slots, T, dtype=torch.bool).share_memory_(),
+        "demo": torch.zeros(slots, T, action_size).share_memory_(),
+        "other": torch.zeros(slots, T, action_size).share_memory_(),
     }
 
 
 class Collector:
     """Plays training games (`opponent_mix`) and turns them into filled buffer slots (the local backend's
     transport; `agents.dmc.ray_actors` overrides `_flush` to return the rows instead).
-    `frames`: a shared counter the games' steps are added to, or None."""
+    `frames`: a shared counter the games' steps are added to, or None.
+    Kickstarting (`DMCConfig.teacher`): the learner's seats play the teacher's moves while
+    this collector's share of the run's frames is under its share of `teacher_frames`."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
-                 should_stop=lambda: False) -> None:
+                 should_stop=lambda: False, start_frames: int | None = None) -> None:
         self.cfg = cfg
         self.blocking = blocking
         self.should_stop = should_stop
         self.rules = rules
         self.encoder = Encoder(self.rules)
-        self.agent = DMCAgent(self.rules, nets, epsilon=cfg.epsilon, seed=seed)
-        self.features = self.agent.features
+        self.agent = DMCAgent(self.rules, nets, epsilon=cfg.epsilon, seed=seed, advice=cfg.advice)
         self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
         self.rng = np.random.default_rng(seed)
         self.mix = OpponentMix(cfg.opponent_mix)
         self.bots: dict[str, list[Agent]] = {}  # spec -> one agent per seat, reset per game
-        self.staging: list[list[tuple[np.ndarray, int, float, int]]] = [[] for _ in nets]
+        self.staging: list[list[tuple]] = [[] for _ in nets]  # rows in CHUNK_FIELDS order
+        # kickstarting: this actor's share of the teacher's frames
+        self.teacher = make_agent(cfg.teacher, rules, seed=seed) if cfg.teacher else None
+        self.teacher_frames = cfg.teacher_frames // max(cfg.actors, 1)
+        # frames this collector has played, counting its share of a resumed run's frames
+        # (`start_frames`: the run's frames when it (re)started; the shared counter's by default)
+        if start_frames is None:
+            start_frames = frames.value if frames is not None else 0
+        self.played = start_frames // max(cfg.actors, 1)
+        self.rollout_bots = ([make_agent(cfg.rollout_policy, rules, seed=seed + s) for s in range(NUM_SEATS)]
+                             if cfg.rollout_share > 0 else None)
+        self._no_row = np.zeros(self.agent.features.shape[1] + (self.agent.advice.size if self.agent.advice else 0),
+                                dtype=np.float32)  # demo and other of an untaught row
 
     def _opponent(self) -> list[Agent] | None:
         """This game's opponent from the mix: None for self-play, else one agent per seat."""
@@ -78,7 +101,7 @@ class Collector:
         Returns the game's frames (engine steps)."""
         game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
         enc, agent = self.encoder, self.agent
-        rows: list[list[tuple[int, np.ndarray, int, int]]] = [[] for _ in range(NUM_SEATS)]  # (net, obs, action, guard)
+        rows: list[list[tuple]] = [[] for _ in range(NUM_SEATS)]  # (net, obs, action row, guard, taught, demo, other)
         opponent = self._opponent()
         controllers: list[Agent | None] = [None] * NUM_SEATS  # None: the learner
         steps = 0
@@ -97,15 +120,18 @@ class Collector:
                 game.step(int(bot.act(enc.encode(game, seat) if bot.uses_observation else NO_OBSERVATION, mask)))
             else:
                 obs = enc.encode(game, seat)
-                action = agent.act(obs, mask)
-                rows[seat].append((agent.network_of(obs), obs, action, guard_label(game, seat)))
+                action, row, taught = self._learner_move(obs, mask, legal)
+                rows[seat].append((agent.network_of(obs), obs, row, guard_label(game, seat), *taught))
+                if self.rollout_bots is not None and game.phase == PLAY and self.rng.random() < self.cfg.rollout_share:
+                    self._stage_rollouts(game, seat, obs, mask, legal, action, controllers)
                 game.step(action)
             steps += 1
         scores = game.result.scores
         for seat in range(NUM_SEATS):
             ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
-            for net, obs, action, guard in rows[seat]:
-                self.staging[net].append((obs, action, ret, guard))
+            for net, obs, row, guard, *taught in rows[seat]:
+                self.staging[net].append((obs, row, ret, guard, *taught))
+        self.played += steps
         if self.frames is not None:
             with self.frames.get_lock():
                 self.frames.value += steps
@@ -114,13 +140,59 @@ class Collector:
                 pass
         return steps
 
-    def take_chunk(self, net: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The oldest `unroll_length` staged rows of network `net`: observations, action ids,
-        Monte-Carlo targets and the guard head's labels (`guard_belief.guard_label`)."""
+    def _learner_move(self, obs: np.ndarray, mask: np.ndarray,
+                      legal: np.ndarray) -> tuple[int, np.ndarray, tuple[bool, np.ndarray, np.ndarray]]:
+        """The move at a learner's seat, the row the network reads for it, and the teacher's
+        part (taught, demo row, other row): while this collector's teacher frames last the
+        move is the teacher's (ε-greedy), and the rows of its move and of another legal
+        move (uniform) go along for the margin loss; after them the move is the learner's."""
+        if self.teacher is None or self.played >= self.teacher_frames:
+            action, row = self.agent.act_with_row(obs, mask, legal)
+            return action, row, (False, self._no_row, self._no_row)
+        rows = self.agent.action_rows(obs, mask, legal)
+        demo = int(np.searchsorted(legal, self.teacher.act(obs, mask)))
+        i = int(self.rng.integers(legal.size)) if self.rng.random() < self.cfg.epsilon else demo
+        other = int(self.rng.integers(legal.size - 1))
+        other += other >= demo  # uniform over the legal moves but the teacher's
+        return int(legal[i]), rows[i], (True, rows[demo], rows[other])
+
+    def _stage_rollouts(self, game: Game, seat: int, obs: np.ndarray, mask: np.ndarray, legal: np.ndarray,
+                        taken: int, controllers: list[Agent | None]) -> None:
+        """Rows with rollout targets (`DMCConfig.rollout_share`): the move taken and the
+        `rollout_actions` - 1 other legal moves the network values most (where a better
+        move would change the policy), each played on a copy of `game` that this game's
+        opponent (at its seats) and the rollout policy (at the learner's) play out; the
+        target is `seat`'s reward in that copy."""
+        k = min(self.cfg.rollout_actions, legal.size)
+        rows = self.agent.action_rows(obs, mask, legal)
+        q = self.agent.scores(obs, rows)
+        q[legal == taken] = np.inf  # the move taken first, then the others by Q
+        pick = np.argsort(-q, kind="stable")[:k]
+        moves, rows = legal[pick], rows[pick]
+        net, guard = self.agent.network_of(obs), guard_label(game, seat)
+        players = [bot or rollout for bot, rollout in zip(controllers, self.rollout_bots, strict=True)]
+        for move, row in zip(moves.tolist(), rows, strict=True):
+            copy = game.copy()
+            copy.step(move)
+            while not copy.is_over:  # forced moves are stepped without asking
+                m = copy.legal_mask()
+                only = m.view(bool).nonzero()[0]
+                s = copy.current_player
+                if only.size == 1:
+                    copy.step(int(only[0]))
+                    continue
+                bot = players[s]
+                copy.step(int(bot.act(self.encoder.encode(copy, s) if bot.uses_observation else NO_OBSERVATION, m)))
+            ret = float(reward(copy.result.scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
+            self.staging[net].append((obs, row, ret, guard, False, self._no_row, self._no_row))
+
+    def take_chunk(self, net: int) -> tuple[np.ndarray, ...]:
+        """The oldest `unroll_length` staged rows of network `net`, one array per `CHUNK_FIELDS`."""
         T = self.cfg.unroll_length
         chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
-        return (np.stack([c[0] for c in chunk]), np.array([c[1] for c in chunk], dtype=np.int64),
-                np.array([c[2] for c in chunk], dtype=np.float32), np.array([c[3] for c in chunk], dtype=np.int64))
+        obs, action, target, guard, taught, demo, other = zip(*chunk, strict=True)
+        return (np.stack(obs), np.stack(action), np.array(target, dtype=np.float32), np.array(guard, dtype=np.int64),
+                np.array(taught, dtype=bool), np.stack(demo), np.stack(other))
 
     def _flush(self, net: int) -> bool:
         """Move one slot's worth of staged rows into a free slot; False when none is free
@@ -134,11 +206,8 @@ class Collector:
                     return False
                 if self.should_stop():  # the learner is done, or died (kill -9): no one to wait for
                     raise SystemExit(0) from None
-        obs, actions, target, guard = self.take_chunk(net)
-        self.buffers["obs"][slot] = torch.from_numpy(obs)
-        self.buffers["action"][slot] = torch.from_numpy(self.features[actions])
-        self.buffers["target"][slot] = torch.from_numpy(target)
-        self.buffers["guard"][slot] = torch.from_numpy(guard)
+        for name, part in zip(CHUNK_FIELDS, self.take_chunk(net), strict=True):
+            self.buffers[name][slot] = torch.from_numpy(part)
         self.full_queue.put((net, slot))
         return True
 

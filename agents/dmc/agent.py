@@ -8,6 +8,7 @@ from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 
 from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
+from ..advice import make_advice
 from ..checkpoint import compatibility, load_checkpoint
 from ..guard_head import GuardHead, NumpyGuardHead
 from ..networks import ActionScorer, NumpyScorer
@@ -22,14 +23,16 @@ def dmc_compatibility(rules: Rules) -> dict:
 
 class DMCAgent:
     """Acts with one Q network per role, or with one shared network when `nets` holds one;
-    `epsilon` > 0 explores uniformly (for actors)."""
+    `epsilon` > 0 explores uniformly (for actors). An action is scored through its row: its
+    static features, then the columns of `advice` (`agents.advice`; "none": no columns)."""
 
     uses_observation = True
 
     def __init__(self, rules: Rules, nets: list[ActionScorer], epsilon: float = 0.0, seed: int | None = None,
-                 guard_heads: list[GuardHead] | None = None) -> None:
+                 guard_heads: list[GuardHead] | None = None, advice: str = "none") -> None:
         self.rules = rules
         self.features = ActionFeatures(rules).table
+        self.advice = make_advice(advice, rules)
         self._role_slice = observation_layout(rules)["my_role"].span
         self.nets = nets
         self._numpy = [NumpyScorer(net) for net in nets]
@@ -60,7 +63,7 @@ class DMCAgent:
             if f"guard_head.{name}" in ckpt["models"]:  # trained with guard_head_weight > 0
                 heads.append(GuardHead(arch["hidden"]))
                 heads[-1].load_state_dict(ckpt["models"][f"guard_head.{name}"])
-        return cls(rules, nets, guard_heads=heads or None)
+        return cls(rules, nets, guard_heads=heads or None, advice=arch.get("advice", "none"))
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -69,10 +72,26 @@ class DMCAgent:
         """Index in `nets` of the network that scores this decision."""
         return 0 if len(self.nets) == 1 else role_index(observation[self._role_slice])
 
-    def action_values(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    def action_rows(self, observation: np.ndarray, action_mask: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The rows (len(legal), A) the network reads for the legal action ids `legal`."""
+        rows = self.features[legal]
+        if self.advice is None:
+            return rows
+        return np.concatenate([rows, self.advice.rows(observation, action_mask, legal)], axis=1)
+
+    def action_values(self, observation: np.ndarray, legal: np.ndarray,
+                      action_mask: np.ndarray | None = None) -> np.ndarray:
         """Q of each action id in `legal` (the expected final score) in this observation:
-        what `act` maximizes, and what `baohuang serve`'s hints show."""
-        return self._numpy[self.network_of(observation)].scores(observation, self.features[legal])
+        what `act` maximizes, and what `baohuang serve`'s hints show. `action_mask`: the
+        decision's mask when known (advice reads it; built from `legal` otherwise)."""
+        if action_mask is None and self.advice is not None:
+            action_mask = np.zeros(len(self.features), dtype=np.int8)
+            action_mask[legal] = 1
+        return self.scores(observation, self.action_rows(observation, action_mask, legal))
+
+    def scores(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Q of each action row in `rows` (`action_rows`) in this observation."""
+        return self._numpy[self.network_of(observation)].scores(observation, rows)
 
     @property
     def has_guard_head(self) -> bool:
@@ -94,6 +113,15 @@ class DMCAgent:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]
         if legal.size == 1:
             return int(legal[0])
+        return self.act_with_row(observation, action_mask, legal)[0]
+
+    def act_with_row(self, observation: np.ndarray, action_mask: np.ndarray,
+                     legal: np.ndarray) -> tuple[int, np.ndarray]:
+        """The action (ε-greedy in Q) and the row the network read for it (what an actor
+        stores for the learner's regression)."""
+        rows = self.action_rows(observation, action_mask, legal)
         if self.epsilon and self.rng.random() < self.epsilon:
-            return int(legal[self.rng.integers(legal.size)])
-        return int(legal[int(np.argmax(self.action_values(observation, legal)))])
+            i = int(self.rng.integers(legal.size))
+        else:
+            i = int(np.argmax(self.scores(observation, rows)))
+        return int(legal[i]), rows[i]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..advice import check_advice
 from ..config import RunConfig
 from ..opponents import SELF, check_opponent_mix
 from .model import network_names
@@ -51,6 +52,36 @@ class DMCConfig(RunConfig):
     `opponent_mix=self=0.5,heuristic=0.5`. Against an opponent the learner plays the role
     phase, then one side (emperor's or rebels', 50/50, `opponents.opponent_seats`) and the
     opponent the other; only the learner's decisions are trained on."""
+    advice: str = "none"
+    """Per-decision action features the network reads beside each action's static row
+    (`agents.advice`): "none", or "heuristic" (the heuristic bot's choice, its odds that a
+    play is not beaten, and what the play leaves of my hand). The checkpoint records it, so
+    a trained agent computes the same columns when it plays."""
+    teacher: str = ""
+    """Kickstarting: an agent spec ("heuristic", "dmc:path" ...) whose moves the learner's
+    seats play, ε-greedy around them, for each actor's first `teacher_frames / actors`
+    frames. The network regresses on those games' returns as on its own, so it starts
+    from the teacher's action values (one step of policy improvement over the teacher once
+    the actors play its argmax). Empty: the learner plays from the first game."""
+    teacher_frames: int = 0
+    """Frames (all actors together) played with the `teacher`'s moves before the learner's."""
+    teacher_margin: float = 0.1
+    """Margin of the supervised loss on the teacher's decisions (DQfD's large-margin loss,
+    with one other legal move drawn per decision): relu(Q(s, other) + margin - Q(s, teacher's
+    move)), added with weight 1 while taught rows arrive, so the network ranks the teacher's
+    move first even where the ε-greedy games rarely try the others. 0: regression only."""
+    rollout_share: float = 0.0
+    """Share of the learner's card-play decisions whose moves also get rollout targets: up to
+    `rollout_actions` legal moves (the one taken, then the others of highest Q) are each played
+    on a copy of the game, which `rollout_policy` then plays out at every seat; each move's
+    row is regressed on that game's return. The copy holds the true hidden hands: a
+    privileged, training-only target (as PerfectDou's critic); the network still acts on the
+    seat's observation, and the regression averages over the deals it cannot tell apart.
+    0: Monte-Carlo returns of the games played only."""
+    rollout_actions: int = 4
+    """Legal moves scored per rollout decision (all of them when fewer)."""
+    rollout_policy: str = "heuristic"
+    """The agent spec that plays the rollouts out, at every seat."""
     init_from: str = ""
     """Warm start: a DMC checkpoint (or playing copy) whose network weights a new run starts
     from, e.g. agents/pretrained/dmc_jj.pt; it must have this run's layout (`networks`,
@@ -81,6 +112,7 @@ class DMCConfig(RunConfig):
     def validate(self) -> None:
         super().validate()
         network_names(self.networks)
+        check_advice(self.advice)
         check_opponent_mix(self.opponent_mix, special=(SELF,))
         positive = {"unroll_length": self.unroll_length, "slots_per_role": self.slots_per_role,
                     "batch_slots": self.batch_slots, "hidden": self.hidden, "head": self.head}
@@ -90,7 +122,22 @@ class DMCConfig(RunConfig):
         if self.batch_slots > self.slots_per_role // 2:
             raise ValueError(f"batch_slots ({self.batch_slots}) must be at most half of slots_per_role "
                              f"({self.slots_per_role}) so actors never starve")
+        if self.teacher_frames < 0 or (self.teacher_frames > 0) != bool(self.teacher):
+            raise ValueError(f"teacher={self.teacher!r} with teacher_frames={self.teacher_frames}: set both "
+                             "(an agent spec and a positive frame count) or neither")
+        if not 0.0 <= self.rollout_share <= 1.0 or self.rollout_actions < 1:
+            raise ValueError(f"rollout_share must be in [0, 1] and rollout_actions >= 1, got "
+                             f"{self.rollout_share} and {self.rollout_actions}")
+        if self.teacher_margin < 0:
+            raise ValueError(f"teacher_margin must be >= 0, got {self.teacher_margin}")
         if self.actors < 0 or not 0.0 <= self.epsilon <= 1.0:
             raise ValueError("actors must be >= 0 and epsilon in [0, 1]")
         if self.backend == "ray" and self.actors < 1:
             raise ValueError(f"backend=ray needs actors >= 1 (the Ray actors that play), got {self.actors}")
+
+    def opponent_specs(self) -> list[str]:
+        """The agent specs the actors build: opponent_mix's (all but "self"), the teacher and
+        the rollout policy (when used)."""
+        specs = [k for k, w in self.opponent_mix.items() if k != SELF and w > 0]
+        extra = [self.teacher] * bool(self.teacher) + [self.rollout_policy] * (self.rollout_share > 0)
+        return specs + [x for x in dict.fromkeys(extra) if x not in specs]

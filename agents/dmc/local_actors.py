@@ -23,13 +23,14 @@ import torch
 from baohuang_env.rules import Rules
 
 from ..networks import ActionScorer
-from .actor import Collector, actor_process, make_buffers
+from .actor import CHUNK_FIELDS, Collector, actor_process, make_buffers
 from .config import DMCConfig
 from .model import network_names
 
-#: One network's rows, ready for the regression: observations (T, O), action features (T, A),
-#: Monte-Carlo targets (T,) and the guard head's labels (T,).
-Chunk = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]
+#: One network's rows, ready for the regression: one tensor per `actor.CHUNK_FIELDS`
+#: (observations (T, O), action rows (T, A), Monte-Carlo targets (T,), the guard head's
+#: labels (T,), and kickstarting's taught flags (T,), demo and other rows (T, A)).
+Chunk = tuple[torch.Tensor, ...]
 
 
 class Actors(Protocol):
@@ -93,7 +94,7 @@ class LocalActors:
                     raise RuntimeError("all actor processes died; see their errors above") from None
         out = []
         for net, slot in items:
-            out.append((net, tuple(self.buffers[k][slot].clone() for k in ("obs", "action", "target", "guard"))))
+            out.append((net, tuple(self.buffers[k][slot].clone() for k in CHUNK_FIELDS)))
             self.free_queues[net].put(slot)  # copied: the slot can be filled again
         return out
 

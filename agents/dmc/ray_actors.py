@@ -3,7 +3,7 @@ self-play games with its own copy of the networks.
 
 The learner keeps two calls queued per actor: `rollout(version, weights)` plays games until
 at least one chunk of `unroll_length` rows is staged and returns the chunks (observations,
-action ids, targets: numpy, through the object store) with the frames of those games. The
+action rows, targets: numpy, through the object store) with the frames of those games. The
 weights are `ray.put` once per version by the learner and passed by reference; an actor loads
 them only when the version changed. The learner waits on the calls with `ray.wait`, counts the
 frames of the results it receives, and calls the actor again with the newest weights.
@@ -24,7 +24,6 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from ..action_features import ActionFeatures
 from ..networks import ActionScorer
 from ..ray_backend import ACTOR_OPTIONS, actor_seed, load_numpy_state, numpy_state, restart_count
 from ..training import seed_everything
@@ -33,8 +32,8 @@ from .config import DMCConfig
 from .local_actors import Chunk
 from .model import network_names
 
-#: A chunk as it travels: network index, observations, action ids, targets, guard labels.
-RawChunk = tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: A chunk as it travels: network index, then one numpy array per `actor.CHUNK_FIELDS`.
+RawChunk = tuple
 #: Calls queued per actor: while the learner receives one result, the actor already plays
 #: the next call's games (the round trip, about 2 ms here, would otherwise leave it idle).
 CALLS_PER_ACTOR = 2
@@ -45,8 +44,8 @@ CLOSE_WAIT_S = 10.0
 class _ChunkCollector(Collector):
     """A collector whose full chunks go to a list instead of shared buffer slots."""
 
-    def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], seed: int) -> None:
-        super().__init__(cfg, rules, nets, None, [], None, None, seed)
+    def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], seed: int, start_frames: int) -> None:
+        super().__init__(cfg, rules, nets, None, [], None, None, seed, start_frames=start_frames)
         self.out: list[RawChunk] = []
 
     def _flush(self, net: int) -> bool:
@@ -59,7 +58,7 @@ class DMCActor:
     """One actor: its networks, its collector, its seed (run seed, id, restart count)."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, actor_id: int, run_seed: int, obs_size: int,
-                 action_size: int) -> None:
+                 action_size: int, start_frames: int) -> None:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
         torch.set_num_threads(1)
         self.restarts = restart_count()
@@ -67,7 +66,7 @@ class DMCActor:
         seed_everything(seed)
         self.nets = [ActionScorer(obs_size, action_size, cfg.hidden, cfg.head) for _ in network_names(cfg.networks)]
         self.version = -1
-        self.collector = _ChunkCollector(cfg, rules, self.nets, seed)
+        self.collector = _ChunkCollector(cfg, rules, self.nets, seed, start_frames)
 
     def rollout(self, version: int, weights: list[dict[str, np.ndarray]]) -> tuple[list[RawChunk], int]:
         """Play until at least one chunk is full; (the chunks, the frames of the games played)."""
@@ -92,12 +91,11 @@ class RayActors:
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], frames: int, seed: int,
                  obs_size: int, action_size: int) -> None:
         self.nets = nets
-        self.features = torch.from_numpy(ActionFeatures(rules).table.copy())
         self._frames = frames
         self.version = 0
         self.weights = ray.put([numpy_state(n) for n in nets])
         self.stale = False
-        self.actors = [DMCActor.remote(cfg, rules, i, seed, obs_size, action_size) for i in range(cfg.actors)]
+        self.actors = [DMCActor.remote(cfg, rules, i, seed, obs_size, action_size, frames) for i in range(cfg.actors)]
         self.calls = {a.rollout.remote(self.version, self.weights): a
                       for _ in range(CALLS_PER_ACTOR) for a in self.actors}
 
@@ -108,9 +106,7 @@ class RayActors:
             actor = self.calls.pop(ref)
             chunks, frames = ray.get(ref)
             self._frames += frames
-            out.extend((net, (torch.from_numpy(np.array(obs)), self.features[torch.from_numpy(np.array(ids))],
-                              torch.from_numpy(np.array(target)), torch.from_numpy(np.array(guard))))
-                       for net, obs, ids, target, guard in chunks)
+            out.extend((net, tuple(torch.from_numpy(np.array(part)) for part in parts)) for net, *parts in chunks)
             if self.stale:  # one put per version, shared by every actor's next call
                 self.version += 1
                 self.weights = ray.put([numpy_state(n) for n in self.nets])

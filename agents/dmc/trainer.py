@@ -20,9 +20,11 @@ import numpy as np
 import torch
 
 from baohuang_env.observation import observation_layout
+from baohuang_eval import validate_specs
 from baohuang_env.rules import Rules
 
 from ..action_features import ActionFeatures
+from ..advice import advice_size
 from ..checkpoint import load_checkpoint
 from ..config import config_to_dict
 from ..guard_head import GuardHead, guard_head_loss, guard_hidden
@@ -46,7 +48,7 @@ class DMCCounters(Counters):
 def architecture(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, Any]:
     """The network layout a checkpoint records (`arch`), and a warm start must match."""
     return {"obs_size": obs_size, "action_size": action_size, "hidden": cfg.hidden, "head": cfg.head,
-            "networks": cfg.networks}
+            "networks": cfg.networks, "advice": cfg.advice}
 
 
 def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters: DMCCounters, obs_size: int,
@@ -71,7 +73,8 @@ def warm_start_weights(cfg: DMCConfig, rules: Rules, obs_size: int, action_size:
     ckpt = load_checkpoint(cfg.init_from, expect=dmc_compatibility(rules))
     arch = ckpt["arch"]
     want = architecture(cfg, obs_size, action_size)
-    have = {**{k: arch.get(k) for k in want}, "networks": checkpoint_networks(arch)}
+    have = {**{k: arch.get(k) for k in want}, "networks": checkpoint_networks(arch),
+            "advice": arch.get("advice", "none")}
     wrong = {k: have[k] for k in want if have[k] != want[k]}
     if wrong:
         raise ValueError(f"init_from {cfg.init_from} does not fit this run: it has "
@@ -87,8 +90,10 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         require_ray()  # before the run directory exists
     rules = cfg.build_rules() if rules is None else rules
     obs_size = observation_layout(rules).size
-    action_size = ActionFeatures(rules).size
-    # checked before the run directory is made: a refused warm start leaves nothing behind
+    action_size = ActionFeatures(rules).size + advice_size(cfg.advice)
+    # checked before the run directory is made: a refused warm start or a typo in an
+    # opponent or teacher spec leaves nothing behind
+    validate_specs(cfg.opponent_specs(), rules)
     initial = warm_start_weights(cfg, rules, obs_size, action_size) if cfg.init_from and not resume else None
     run = open_run(cfg, resume, load=lambda path: load_checkpoint(path, expect=dmc_compatibility(rules)),
                    counters=DMCCounters(), log=log)
@@ -146,12 +151,18 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], hea
     recent_loss = {r: [] for r in names}
     recent_return = {r: [] for r in names}
     recent_guard: list[tuple[float, float, int]] = []  # guard head: (loss, accuracy, labelled rows)
+    recent_margin: list[float] = []  # kickstarting's margin loss
 
     def learn(net: int) -> None:
         """One regression step of network `net` on a batch of its chunks."""
         chunks, pending[net] = pending[net][:cfg.batch_slots], pending[net][cfg.batch_slots:]
-        obs, act, target, guard = (torch.cat(part) for part in zip(*chunks, strict=True))
+        obs, act, target, guard, taught, demo, other = (torch.cat(part) for part in zip(*chunks, strict=True))
         loss = torch.nn.functional.mse_loss(nets[net](obs, act), target)
+        if cfg.teacher_margin > 0 and taught.any():  # kickstarting: rank the teacher's move first
+            o = obs[taught]
+            m_loss = torch.relu(nets[net](o, other[taught]) + cfg.teacher_margin - nets[net](o, demo[taught])).mean()
+            loss = loss + m_loss
+            recent_margin.append(m_loss.item())
         if heads:  # the hidden label enters the loss only, never the network's input
             g_loss, g_acc, g_n = guard_head_loss(heads[net], nets[net].state(obs), guard,
                                                  guard_hidden(obs, known_guard))
@@ -184,6 +195,9 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], hea
                     run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
                     run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
             losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
+            if recent_margin:
+                run.writer.add_scalar("losses/teacher_margin", float(np.mean(recent_margin)), step)
+                recent_margin.clear()
             if recent_guard:
                 g = np.array(recent_guard)
                 run.writer.add_scalar("losses/guard_head", float(g[:, 0].mean()), step)
@@ -199,7 +213,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], hea
             run.save(payload())
         if clock.due("eval"):
             with clock.evaluating():  # off the budget; the actors go on playing meanwhile
-                log_eval(run.writer, DMCAgent(rules, nets), cfg, rules, counters.frames, cfg.eval_deals, log,
+                log_eval(run.writer, DMCAgent(rules, nets, advice=cfg.advice), cfg, rules, counters.frames, cfg.eval_deals, log,
                          tag="dmc")
     clock.tick()
     clock.write_minutes(run.writer, counters.frames)
