@@ -69,12 +69,12 @@ def test_columns_say_what_each_play_does_to_the_hand():
     assert seen["goes_out"] and seen["breaks_group"] and seen["nobeat"], seen
 
 
-def test_advice_reads_the_observation_only():
-    """The same observation and mask give the same rows whatever the hidden cards are: the
-    rows of one decision computed from a copy of the game with the other hands shuffled."""
+def test_advice_is_a_function_of_the_observation_and_mask_alone():
+    """Rows computed along a game (one advisor, decision after decision) equal those of a
+    fresh advisor on copies of the same inputs: no state carries over between decisions."""
     advice = HeuristicAdvice(RULES)
     checked = 0
-    for game, obs, mask, legal in _decisions(range(2)):
+    for _game, obs, mask, legal in _decisions(range(2)):
         rows = advice.rows(obs, mask, legal)
         again = HeuristicAdvice(RULES).rows(obs.copy(), mask.copy(), legal.copy())
         np.testing.assert_array_equal(rows, again)

@@ -213,8 +213,8 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], hea
             run.save(payload())
         if clock.due("eval"):
             with clock.evaluating():  # off the budget; the actors go on playing meanwhile
-                log_eval(run.writer, DMCAgent(rules, nets, advice=cfg.advice), cfg, rules, counters.frames, cfg.eval_deals, log,
-                         tag="dmc")
+                agent = DMCAgent(rules, nets, advice=cfg.advice)
+                log_eval(run.writer, agent, cfg, rules, counters.frames, cfg.eval_deals, log, tag="dmc")
     clock.tick()
     clock.write_minutes(run.writer, counters.frames)
     return clock
