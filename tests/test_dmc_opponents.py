@@ -17,7 +17,7 @@ from agents.dmc.config import DMCConfig
 from agents.networks import ActionScorer
 from agents.action_features import ActionFeatures
 from baohuang_env import get_rules
-from baohuang_env.agent import RandomAgent, make_agent, register_agent
+from baohuang_env.agent import RandomAgent, register_agent
 from baohuang_env.observation import observation_layout
 from baohuang_env.roles import ROLES
 
@@ -136,62 +136,3 @@ def test_opponent_and_teacher_specs_are_checked_before_a_run_starts(tmp_path):
             train(cfg)
     assert list(tmp_path.iterdir()) == []
 
-
-def test_rollout_rows_carry_the_return_of_each_move_played_out_by_the_rollout_policy():
-    """`rollout_share=1`: every card-play decision of the learner adds one row per scored
-    move, whose target is the learner seat's reward after that move in a copy of the game
-    played out by the rollout policy (here greedy: deterministic, so the targets can be
-    recomputed)."""
-    from baohuang_env.encoding import Encoder
-    from baohuang_env.rewards import reward
-
-    collector = _collector("self=1", "rollout_share=1", "rollout_actions=3", "rollout_policy=greedy", "epsilon=0")
-    real: list = []
-    stage = collector._stage_rollouts
-
-    def spy(game, seat, obs, mask, legal, taken, controllers):
-        assert controllers == [None] * 5  # self-play: the rollout policy plays every seat
-        real.append((game.copy(), seat, legal.copy(), taken, obs.copy(), mask.copy()))
-        before = len(collector.staging[0])
-        stage(game, seat, obs, mask, legal, taken, controllers)
-        real[-1] += (collector.staging[0][before:],)
-
-    collector._stage_rollouts = spy
-    collector.play_game()
-    assert len(real) > 10
-    greedy, enc = make_agent("greedy", RULES), Encoder(RULES)
-    features = ActionFeatures(RULES).table
-    for game, seat, legal, taken, obs, mask, staged in real[:: max(1, len(real) // 8)]:
-        assert len(staged) == min(3, legal.size)
-        moves = [int(np.flatnonzero((features == row[1]).all(axis=1))[0]) for row in staged]
-        assert moves[0] == taken and len(set(moves)) == len(moves) and set(moves) <= set(legal.tolist())
-        q = dict(zip(legal.tolist(), collector.agent.action_values(obs, legal, mask), strict=True))
-        rest = sorted((q[a] for a in legal.tolist() if a not in moves), reverse=True)
-        assert not rest or min(q[a] for a in moves[1:]) >= rest[0]  # the others of highest Q
-        for move, row in zip(moves, staged, strict=True):
-            copy = game.copy()
-            copy.step(move)
-            while not copy.is_over:
-                m = copy.legal_mask()
-                copy.step(int(greedy.act(enc.encode(copy, copy.current_player), m)))
-            assert row[2] == float(reward(copy.result.scores[seat], "win"))
-
-
-def test_rollouts_of_a_game_against_a_bot_let_the_bot_play_its_own_seats():
-    collector = _collector("recording-test-bot=1", "rollout_share=1", "rollout_actions=2", "rollout_policy=greedy")
-    layout = observation_layout(RULES)
-    stage, asked = collector._stage_rollouts, []
-
-    def spy(game, seat, obs, mask, legal, taken, controllers):
-        before = len(RecordingBot.acted)
-        stage(game, seat, obs, mask, legal, taken, controllers)
-        asked.append(RecordingBot.acted[before:])
-
-    collector._stage_rollouts = spy
-    for _ in range(3):
-        RecordingBot.acted = []
-        collector.play_game()
-    in_rollouts = [o for acted in asked for o in acted]
-    assert len(asked) > 10 and in_rollouts and sum(map(bool, asked)) > len(asked) // 2
-    for acted in filter(None, asked):  # the rollouts of one decision: the bot keeps its one side
-        _side({ROLES[layout.read(o, "my_role").argmax()] for o in acted})

@@ -85,8 +85,6 @@ class Collector:
         if start_frames is None:
             start_frames = frames.value if frames is not None else 0
         self.played = start_frames // max(cfg.actors, 1)
-        self.rollout_bots = ([make_agent(cfg.rollout_policy, rules, seed=seed + s) for s in range(NUM_SEATS)]
-                             if cfg.rollout_share > 0 else None)
         self._no_row = np.zeros(self.agent.features.shape[1] + (self.agent.advice.size if self.agent.advice else 0),
                                 dtype=np.float32)  # demo and other of an untaught row
 
@@ -122,8 +120,6 @@ class Collector:
                 obs = enc.encode(game, seat)
                 action, row, taught = self._learner_move(obs, mask, legal)
                 rows[seat].append((agent.network_of(obs), obs, row, guard_label(game, seat), *taught))
-                if self.rollout_bots is not None and game.phase == PLAY and self.rng.random() < self.cfg.rollout_share:
-                    self._stage_rollouts(game, seat, obs, mask, legal, action, controllers)
                 game.step(action)
             steps += 1
         scores = game.result.scores
@@ -155,36 +151,6 @@ class Collector:
         other = int(self.rng.integers(legal.size - 1))
         other += other >= demo  # uniform over the legal moves but the teacher's
         return int(legal[i]), rows[i], (True, rows[demo], rows[other])
-
-    def _stage_rollouts(self, game: Game, seat: int, obs: np.ndarray, mask: np.ndarray, legal: np.ndarray,
-                        taken: int, controllers: list[Agent | None]) -> None:
-        """Rows with rollout targets (`DMCConfig.rollout_share`): the move taken and the
-        `rollout_actions` - 1 other legal moves the network values most (where a better
-        move would change the policy), each played on a copy of `game` that this game's
-        opponent (at its seats) and the rollout policy (at the learner's) play out; the
-        target is `seat`'s reward in that copy."""
-        k = min(self.cfg.rollout_actions, legal.size)
-        rows = self.agent.action_rows(obs, mask, legal)
-        q = self.agent.scores(obs, rows)
-        q[legal == taken] = np.inf  # the move taken first, then the others by Q
-        pick = np.argsort(-q, kind="stable")[:k]
-        moves, rows = legal[pick], rows[pick]
-        net, guard = self.agent.network_of(obs), guard_label(game, seat)
-        players = [bot or rollout for bot, rollout in zip(controllers, self.rollout_bots, strict=True)]
-        for move, row in zip(moves.tolist(), rows, strict=True):
-            copy = game.copy()
-            copy.step(move)
-            while not copy.is_over:  # forced moves are stepped without asking
-                m = copy.legal_mask()
-                only = m.view(bool).nonzero()[0]
-                s = copy.current_player
-                if only.size == 1:
-                    copy.step(int(only[0]))
-                    continue
-                bot = players[s]
-                copy.step(int(bot.act(self.encoder.encode(copy, s) if bot.uses_observation else NO_OBSERVATION, m)))
-            ret = float(reward(copy.result.scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
-            self.staging[net].append((obs, row, ret, guard, False, self._no_row, self._no_row))
 
     def take_chunk(self, net: int) -> tuple[np.ndarray, ...]:
         """The oldest `unroll_length` staged rows of network `net`, one array per `CHUNK_FIELDS`."""

@@ -65,23 +65,11 @@ class DMCConfig(RunConfig):
     the actors play its argmax). Empty: the learner plays from the first game."""
     teacher_frames: int = 0
     """Frames (all actors together) played with the `teacher`'s moves before the learner's."""
-    teacher_margin: float = 0.1
+    teacher_margin: float = 0.0
     """Margin of the supervised loss on the teacher's decisions (DQfD's large-margin loss,
     with one other legal move drawn per decision): relu(Q(s, other) + margin - Q(s, teacher's
     move)), added with weight 1 while taught rows arrive, so the network ranks the teacher's
     move first even where the ε-greedy games rarely try the others. 0: regression only."""
-    rollout_share: float = 0.0
-    """Share of the learner's card-play decisions whose moves also get rollout targets: up to
-    `rollout_actions` legal moves (the one taken, then the others of highest Q) are each played
-    on a copy of the game, which `rollout_policy` then plays out at every seat; each move's
-    row is regressed on that game's return. The copy holds the true hidden hands: a
-    privileged, training-only target (as PerfectDou's critic); the network still acts on the
-    seat's observation, and the regression averages over the deals it cannot tell apart.
-    0: Monte-Carlo returns of the games played only."""
-    rollout_actions: int = 4
-    """Legal moves scored per rollout decision (all of them when fewer)."""
-    rollout_policy: str = "heuristic"
-    """The agent spec that plays the rollouts out, at every seat."""
     init_from: str = ""
     """Warm start: a DMC checkpoint (or playing copy) whose network weights a new run starts
     from, e.g. agents/pretrained/dmc_jj.pt; it must have this run's layout (`networks`,
@@ -125,9 +113,6 @@ class DMCConfig(RunConfig):
         if self.teacher_frames < 0 or (self.teacher_frames > 0) != bool(self.teacher):
             raise ValueError(f"teacher={self.teacher!r} with teacher_frames={self.teacher_frames}: set both "
                              "(an agent spec and a positive frame count) or neither")
-        if not 0.0 <= self.rollout_share <= 1.0 or self.rollout_actions < 1:
-            raise ValueError(f"rollout_share must be in [0, 1] and rollout_actions >= 1, got "
-                             f"{self.rollout_share} and {self.rollout_actions}")
         if self.teacher_margin < 0:
             raise ValueError(f"teacher_margin must be >= 0, got {self.teacher_margin}")
         if self.actors < 0 or not 0.0 <= self.epsilon <= 1.0:
@@ -136,8 +121,6 @@ class DMCConfig(RunConfig):
             raise ValueError(f"backend=ray needs actors >= 1 (the Ray actors that play), got {self.actors}")
 
     def opponent_specs(self) -> list[str]:
-        """The agent specs the actors build: opponent_mix's (all but "self"), the teacher and
-        the rollout policy (when used)."""
+        """The agent specs the actors build: opponent_mix's (all but "self") and the teacher."""
         specs = [k for k, w in self.opponent_mix.items() if k != SELF and w > 0]
-        extra = [self.teacher] * bool(self.teacher) + [self.rollout_policy] * (self.rollout_share > 0)
-        return specs + [x for x in dict.fromkeys(extra) if x not in specs]
+        return [*specs, self.teacher] if self.teacher and self.teacher not in specs else specs
