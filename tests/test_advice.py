@@ -149,3 +149,22 @@ def test_the_margin_loss_teaches_the_network_to_rank_the_teachers_move_first(tmp
     assert len(moves) > 100 and agreement > 0.9, agreement
     margins = EventAccumulator(str(run_dir)).Reload().Scalars("losses/teacher_margin")
     assert margins and margins[-1].value < margins[0].value
+
+
+def test_the_shipped_kickstart_agent_plays_with_the_advice_it_was_trained_with():
+    """`agents/pretrained/dmc_kickstart_jj.pt` (configs/dmc_kickstart.yaml) is a playing copy
+    that records its advice, so it scores the same rows it was trained on, anywhere a bot plays."""
+    ckpt = torch.load("agents/pretrained/dmc_kickstart_jj.pt", weights_only=True)
+    assert ckpt["arch"]["advice"] == "heuristic" and "optimizers" not in ckpt
+    assert ckpt["config"]["teacher"] == "heuristic" and ckpt["config"]["exp_name"] == "dmc_kickstart"
+    agent = make_agent("dmc:agents/pretrained/dmc_kickstart_jj.pt", RULES)
+    assert isinstance(agent.advice, HeuristicAdvice)
+    enc, game, differs = Encoder(RULES), Game(RULES, seed=9), 0
+    bot = HeuristicAgent(RULES)
+    while not game.is_over:
+        obs, mask = enc.encode(game, game.current_player), game.legal_mask()
+        action = agent.act(obs, mask)
+        assert mask[action] == 1
+        differs += action != bot.act(obs, mask)
+        game.step(action)
+    assert differs > 0  # it is not a copy of its teacher

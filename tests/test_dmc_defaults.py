@@ -1,5 +1,6 @@
-"""`baohuang train dmc` without `--config` trains the recommended recipe (`configs/dmc_quick.yaml`'s
-one shared network, win rewards, learning rate 0.001), while a checkpoint from before the
+"""`baohuang train dmc` without `--config` trains the recommended learning recipe
+(`configs/dmc_quick.yaml`'s one shared network, win rewards, learning rate 0.001) as pure
+self-play (no advice, no teacher, no bot opponents), while a checkpoint from before the
 `networks` key existed is still read with the per-role layout it was trained with."""
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from agents.run import resume_config
 from baohuang_env import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What a config names rather than recommends: the run's name, seed and budget, and what it
-#: is evaluated against (which changes no training).
-NOT_RECIPE = {"exp_name", "seed", "total_minutes", "eval_deals", "eval_opponents"}
+#: What a config chooses rather than the learning recipe: the run's name, seed and budget,
+#: what it is evaluated against (which changes no training), and the prior knowledge it is
+#: given (the heuristic's advice and kickstart, its training opponents), which the defaults
+#: leave out so that `baohuang train dmc` alone is pure self-play DMC.
+NOT_RECIPE = {"exp_name", "seed", "total_minutes", "eval_deals", "eval_opponents",
+              "advice", "teacher", "teacher_frames", "opponent_mix"}
 
 
 def test_the_defaults_are_dmc_quick_s_recipe():
@@ -31,6 +35,8 @@ def test_the_defaults_are_dmc_quick_s_recipe():
               if k not in NOT_RECIPE and getattr(defaults, k) != v}
     assert differ == {}
     assert (defaults.networks, defaults.reward_mode, defaults.learning_rate) == ("shared", "win", 0.001)
+    assert (defaults.advice, defaults.teacher, defaults.teacher_frames, defaults.opponent_mix) == \
+        ("none", "", 0, {"self": 1.0})
 
 
 def test_a_checkpoint_from_before_networks_existed_is_read_as_per_role(tmp_path):

@@ -1,8 +1,10 @@
 """The DMC trainer's config: one dataclass, loaded from YAML (`configs/dmc_*.yaml`).
 
-The defaults are the recommended recipe (what `configs/dmc_quick.yaml` trains with: one
-shared network, the win rewards, learning rate 0.001), so `baohuang train dmc` without
-`--config` trains it too. Checkpoints keep the layout they were trained with: one written
+The defaults are the recommended learning recipe (what `configs/dmc_quick.yaml` trains with:
+one shared network, the win rewards, learning rate 0.001) as pure self-play, so
+`baohuang train dmc` without `--config` trains it too; the prior knowledge `dmc_quick` adds
+(the heuristic's `advice`, its `teacher` kickstart, heuristic opponents) is each config's
+choice. Checkpoints keep the layout they were trained with: one written
 before `networks` existed holds per-role networks (`checkpoint_networks`).
 """
 
