@@ -20,10 +20,10 @@ from baohuang_env import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What a config chooses rather than the learning recipe: the run's name, seed and budget,
-#: what it is evaluated against (which changes no training), and the prior knowledge it is
+#: what and on which deals it is evaluated (which changes no training), and the prior knowledge it is
 #: given (the heuristic's advice and kickstart, its training opponents), which the defaults
 #: leave out so that `baohuang train dmc` alone is pure self-play DMC.
-NOT_RECIPE = {"exp_name", "seed", "total_minutes", "eval_deals", "eval_opponents",
+NOT_RECIPE = {"exp_name", "seed", "total_minutes", "eval_deals", "eval_opponents", "eval_deal_seed",
               "advice", "teacher", "teacher_frames", "opponent_mix"}
 
 
