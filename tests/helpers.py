@@ -1,9 +1,10 @@
 """Small builders shared by the test modules: hands and plays from card text, random games,
-snapshots of a folder."""
+snapshots of a folder, the scripts of experiments/ loaded as modules."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import random
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from baohuang_env import Game, Play, action_table, get_rules
 
+ROOT = Path(__file__).resolve().parents[1]
 RULES = get_rules("jj")
 TABLE = action_table(RULES)
 KINDS = TABLE.kinds
@@ -106,3 +108,11 @@ def gym_episode_with_opponents(opponents: str, seed: int = 3) -> dict:
     while not done:
         _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     return info
+
+
+def load_experiment(name: str):
+    """The script experiments/NAME.py as a module (the scripts are not installed)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from helpers import load_experiment
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _bench_compare():
-    spec = importlib.util.spec_from_file_location("bench_compare", ROOT / "experiments" / "bench_compare.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_bench_compare_keeps_the_best_of_each_figure_and_the_ratio():
-    bc = _bench_compare()
+    bc = load_experiment("bench_compare")
 
     def report(rate: float, us: float) -> dict:
         return {**dict.fromkeys(bc.RATES, rate), **dict.fromkeys(bc.TIMES, us)}
@@ -32,7 +27,7 @@ def test_bench_compare_keeps_the_best_of_each_figure_and_the_ratio():
 
 def test_bench_compare_refuses_a_checkout_without_the_project_installed(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        _bench_compare().main([str(tmp_path), str(ROOT)])
+        load_experiment("bench_compare").main([str(tmp_path), str(ROOT)])
     assert exit_info.value.code == 2
     assert f"{tmp_path} has no .venv/bin/baohuang" in capsys.readouterr().err
 
@@ -42,12 +37,6 @@ def test_main_job_seeds_refuses_a_checkout_without_the_project_installed(tmp_pat
                           cwd=tmp_path, capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and f"{tmp_path} has no .venv/bin/baohuang" in done.stderr
 
-
-def _learning_curves():
-    spec = importlib.util.spec_from_file_location("learning_curves", ROOT / "experiments" / "learning_curves.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _fake_run(run_dir: Path, minutes_per_million: float, winrates: list[float], eval_deal_seed: int = 1_000_000):
@@ -70,7 +59,7 @@ def _fake_run(run_dir: Path, minutes_per_million: float, winrates: list[float], 
 def test_learning_curves_place_evaluations_at_training_minutes_and_find_the_time_to_beat(tmp_path, capsys):
     import json
 
-    lc = _learning_curves()
+    lc = load_experiment("learning_curves")
     _fake_run(tmp_path / "slow", 10.0, [0.2, 0.4, 0.6])
     _fake_run(tmp_path / "fast", 5.0, [0.45, 0.55, 0.7])
     out = tmp_path / "curves.png"
@@ -83,7 +72,7 @@ def test_learning_curves_place_evaluations_at_training_minutes_and_find_the_time
 
 
 def test_learning_curves_refuse_runs_evaluated_on_other_deals(tmp_path, capsys):
-    lc = _learning_curves()
+    lc = load_experiment("learning_curves")
     _fake_run(tmp_path / "a", 10.0, [0.5])
     _fake_run(tmp_path / "b", 10.0, [0.5], eval_deal_seed=7_000_000)
     with pytest.raises(SystemExit) as exit_info:

@@ -3,30 +3,25 @@ figures are in docs/training.md, "Scaling out on Ray")."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from helpers import load_experiment
+
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def _module():
-    spec = importlib.util.spec_from_file_location("ray_throughput", ROOT / "experiments" / "ray_throughput.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_window_rates_skip_the_warmup_lines():
     log = ("[dmc] 0.0 min training  frames 0  0 frames/s  updates 0\n"
            "[dmc] 0.1 min training  frames 9,000  4,500 frames/s  updates 3\n"
            "[dmc] 0.1 min training  frames 21,000  6,000 frames/s  updates 9\n")
-    assert _module().window_rates(log, warmup=1) == [4500.0, 6000.0]
+    assert load_experiment("ray_throughput").window_rates(log, warmup=1) == [4500.0, 6000.0]
 
 
 def test_summary_costs_per_frame_and_the_learners_limit():
-    rt = _module()
+    rt = load_experiment("ray_throughput")
     run = {"frames": 2000, "rows": 1000, "updates": 2, "windows": 3}
     results = {"local-1": [{**run, "fps": 1000.0}], "ray-1": [{**run, "fps": 800.0}],
                "local-2": [{**run, "fps": 2000.0}], "ray-2": [{**run, "fps": 1500.0}]}

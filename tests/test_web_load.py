@@ -3,11 +3,12 @@ three, to stay quick; the figures in the report come from the script's own run o
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from helpers import load_experiment
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -15,15 +16,9 @@ pytest.importorskip("uvicorn")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _web_load():
-    spec = importlib.util.spec_from_file_location("web_load", ROOT / "experiments" / "web_load.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_load_script_plays_every_game_to_its_end_and_reports_the_action_times(capsys):
-    assert _web_load().main(["--games", "3", "--timeout", "120"]) == 0
+    assert load_experiment("web_load").main(["--games", "3", "--timeout", "120"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["games_finished"] == report["replays_reproduced"] == 3
     assert report["human_actions"] > 3 and report["advance_requests"] > 3
@@ -33,6 +28,6 @@ def test_the_load_script_plays_every_game_to_its_end_and_reports_the_action_time
 
 def test_the_load_script_refuses_a_bad_setting(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        _web_load().main(["--games", "0"])
+        load_experiment("web_load").main(["--games", "0"])
     assert exit_info.value.code == 2
     assert "must be positive" in capsys.readouterr().err
