@@ -3,13 +3,11 @@ figures are in docs/training.md, "Scaling out on Ray")."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from helpers import load_experiment
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 

@@ -4,7 +4,6 @@ three, to stay quick; the figures in the report come from the script's own run o
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,6 @@ from helpers import load_experiment
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 

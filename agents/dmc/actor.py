@@ -85,8 +85,7 @@ class Collector:
         if start_frames is None:
             start_frames = frames.value if frames is not None else 0
         self.played = start_frames // max(cfg.actors, 1)
-        self._no_row = np.zeros(self.agent.features.shape[1] + (self.agent.advice.size if self.agent.advice else 0),
-                                dtype=np.float32)  # demo and other of an untaught row
+        self._no_row = np.zeros(self.agent.row_size, dtype=np.float32)  # demo and other of an untaught row
 
     def _opponent(self) -> list[Agent] | None:
         """This game's opponent from the mix: None for self-play, else one agent per seat."""

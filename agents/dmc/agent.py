@@ -8,7 +8,7 @@ from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 
 from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
-from ..advice import make_advice
+from ..advice import advice_size, make_advice
 from ..checkpoint import compatibility, load_checkpoint
 from ..guard_head import GuardHead, NumpyGuardHead
 from ..networks import ActionScorer, NumpyScorer
@@ -19,6 +19,12 @@ from .model import network_names, role_index
 
 def dmc_compatibility(rules: Rules) -> dict:
     return compatibility(rules, {"algo": "dmc", "action_feature_version": ACTION_FEATURE_VERSION})
+
+
+def action_row_size(rules: Rules, advice: str) -> int:
+    """Floats in the row the network reads per action: the static features, then the
+    columns of `advice` (`DMCAgent.action_rows`)."""
+    return ActionFeatures(rules).size + advice_size(advice)
 
 
 class DMCAgent:
@@ -33,6 +39,7 @@ class DMCAgent:
         self.rules = rules
         self.features = ActionFeatures(rules).table
         self.advice = make_advice(advice, rules)
+        self.row_size = action_row_size(rules, advice)
         self._role_slice = observation_layout(rules)["my_role"].span
         self.nets = nets
         self._numpy = [NumpyScorer(net) for net in nets]

@@ -23,8 +23,6 @@ from baohuang_env.observation import observation_layout
 from baohuang_eval import validate_specs
 from baohuang_env.rules import Rules
 
-from ..action_features import ActionFeatures
-from ..advice import advice_size
 from ..checkpoint import load_checkpoint
 from ..config import config_to_dict
 from ..guard_head import GuardHead, guard_head_loss, guard_hidden
@@ -32,7 +30,7 @@ from ..networks import ActionScorer
 from ..ray_backend import ray_session, require_ray
 from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
-from .agent import DMCAgent, dmc_compatibility
+from .agent import DMCAgent, action_row_size, dmc_compatibility
 from .config import DMCConfig, checkpoint_networks
 from .local_actors import Actors, Chunk, LocalActors
 from .model import network_names
@@ -90,7 +88,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         require_ray()  # before the run directory exists
     rules = cfg.build_rules() if rules is None else rules
     obs_size = observation_layout(rules).size
-    action_size = ActionFeatures(rules).size + advice_size(cfg.advice)
+    action_size = action_row_size(rules, cfg.advice)
     # checked before the run directory is made: a refused warm start or a typo in an
     # opponent or teacher spec leaves nothing behind
     validate_specs(cfg.opponent_specs(), rules)
