@@ -15,7 +15,8 @@ from typing import Any
 
 from baohuang_env.actions import FIRST_PLAY, PASS, format_play
 from baohuang_env.cards import NUM_SEATS, SUITS
-from baohuang_env.game import ROLE, Game
+from baohuang_env.game import PLAY, ROLE, Game
+from baohuang_env.scoring import QINGDAO_PLACE_POINTS, jj_team_scores, solo_scores
 from baohuang_env.text import (
     ROLE_NAMES, STEP_WORDS, decision_help, decision_words, describe_event, hand_text, move_list, own_role_text,
     result_lines, role_label, role_step, seat_status, turn_hint,
@@ -46,6 +47,7 @@ def card_list(game: Game, seat: int) -> list[str]:
 def seat_rows(game: Game, viewer: int | None, names: list[str]) -> list[dict[str, Any]]:
     """The table, one row per seat, as `viewer` sees it (a spectator when None)."""
     rows = []
+    last_plays = trick_plays(game)
     for s in range(NUM_SEATS):
         marks = []
         if game.phase == ROLE and s == game.emperor_card_seat:
@@ -53,11 +55,40 @@ def seat_rows(game: Game, viewer: int | None, names: list[str]) -> list[dict[str
         if viewer in (None, s) and s == game.guard_card_seat:
             marks.append("holds the guard card")
         row = {"seat": s, "name": names[s], "role": role_label(game, s, viewer), "cards_left": game.cards_left[s],
-               "status": seat_status(game, s, to_act="to act"), "marks": marks}
+               "status": seat_status(game, s, to_act="to act"), "marks": marks, "last_play": last_plays[s]}
         if viewer is None or game.is_over:
             row["hand"] = hand_text(game, s)
         rows.append(row)
     return rows
+
+
+def play_cards(label: str) -> list[str]:
+    """The cards of a play in card notation ("888+SJ") one by one, as the page draws them:
+    rank symbols are one character each ("T" for 10), jokers two ("SJ", "BJ", "SP")."""
+    cards: list[str] = []
+    for part in label.split("+"):
+        cards += [part] if part in ("SJ", "BJ", "SP") else list(part)
+    return cards
+
+
+def trick_plays(game: Game) -> list[dict[str, Any] | None]:
+    """Each seat's last play in the trick on the table (public: everyone saw it), read
+    from the log back to the trick's start: `{"label": "888+SJ", "cards": [...]}`, a pass
+    (`{"label": "pass", "cards": []}`), or None for a seat that has not played in it."""
+    out: list[dict[str, Any] | None] = [None] * NUM_SEATS
+    for event in reversed(game.log):
+        kind = event[0]
+        if kind in ("trick", "roles", "deal"):  # the trick (or the play phase) started here
+            break
+        seat = event[1] if kind in ("play", "pass", "apply_wind") else None
+        if seat is None or out[seat] is not None:
+            continue
+        if kind == "play":
+            label = game.describe(event[2])
+            out[seat] = {"label": label, "cards": play_cards(label)}
+        else:
+            out[seat] = {"label": "pass" if kind == "pass" else "applies for the wind (申请接风)", "cards": []}
+    return out
 
 
 def event_text(game: Game, event: tuple, step: str | None) -> str:
@@ -86,15 +117,146 @@ def move_rows(game: Game, seat: int) -> list[dict[str, Any]]:
     return rows
 
 
+def sixes_note(game: Game, seat: int) -> str | None:
+    """Why `seat`'s 6s are not among its moves under hold-the-sixes (憋6, docs/rules.md
+    §4.5), or None when that does not apply: a 6 may only be played as the whole remaining
+    hand (and, with `six_no_jokers`, without jokers)."""
+    rules, table = game.rules, game.table
+    if not rules.hold_sixes or game.phase != PLAY or game.current_player != seat:
+        return None
+    hand = game.hands[seat]
+    sixes = hand[0]  # hold-the-sixes needs 6 to be the lowest rank (kind 0)
+    if not sixes:
+        return None
+    for a in game.legal_actions():
+        if a >= FIRST_PLAY and not table.is_call(a) and table.rank[a - FIRST_PLAY] == 0 and table.n[a - FIRST_PLAY]:
+            return None  # the 6s can be played now
+    others = sum(hand) - sixes
+    rule = "Hold-the-sixes (憋6): a 6 may only be played as your whole remaining hand"
+    if rules.six_no_jokers:
+        rule += ", never with jokers"
+    if others == 0:  # only 6s left while following
+        return f"{rule}. You hold only 6s: you may play them all when you lead; now you can only pass."
+    only_jokers = sum(hand[:game.kinds.num_ranks]) == sixes
+    if only_jokers and rules.six_no_jokers:
+        return f"{rule}. Play your jokers first; your 6s come last."
+    return f"{rule}, so your 6s are not among your moves until every other card is gone."
+
+
+def _place(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def winner_text(game: Game) -> str:
+    """Who won the finished deal, in words, read from the engine's scores (docs/rules.md §6):
+    the emperor's side, the rebels, a draw (a score of 0), or the solo emperor alone."""
+    res = game.result
+    assert res is not None
+    e, g = res.emperor, res.guard
+    if res.end == "void":
+        return "No winner: a void deal (流局); nobody became emperor, the cards are dealt again."
+    rebels = ", ".join(str(s) for s in range(NUM_SEATS) if res.roles[s] == "rebel")
+    score = res.scores[e]
+    if res.end == "surrender":
+        return f"The other four win: seat {e}, the solo emperor, surrendered (投降) before play."
+    if res.solo != "none":
+        if score > 0:
+            return f"Seat {e}, the solo emperor, wins alone against the other four."
+        if score < 0:
+            return f"The other four (seats {rebels}) win against seat {e}, the solo emperor."
+        return f"A draw: seat {e}, the solo emperor, came {_place(res.places[e])}: nobody scores."
+    if score > 0:
+        return f"The emperor's side wins: emperor seat {e} and guard seat {g}."
+    if score < 0:
+        return f"The rebels win: seats {rebels}."
+    return "A draw: neither side scores."
+
+
+def _times(factor: int, reasons: list[str]) -> str:
+    return f"× {factor}" + (f" ({', '.join(reasons)})" if reasons else "")
+
+
+def score_lines(game: Game) -> list[str]:
+    """Why the scores are what they are: the preset's scoring rule (docs/rules.md §6) with
+    this deal's numbers. The tables and the JJ formula's g come from `baohuang_env.scoring`;
+    the final numbers are the engine's own scores, so these words never disagree with them."""
+    res, scheme = game.result, game.rules.scoring
+    assert res is not None
+    if res.end == "void":
+        return []
+    e, g, s, p = res.emperor, res.guard, res.scores, res.places
+    other = next(x for x in range(NUM_SEATS) if x not in (e, g))
+    if res.end == "surrender":
+        return [f"Surrender (投降): the emperor scores {s[e]:+d}, every other seat {s[other]:+d}; never doubled."]
+    if scheme == "qingdao":
+        return _qingdao_lines(game)
+    if res.solo != "none":
+        base_e, base_o = solo_scores(res.solo, p[e])
+        table = ("open solo (明独): the emperor +24 and each other −6 if he goes out first, else −24 / +6"
+                 if res.solo == "open" else
+                 "hidden solo (暗独), by the emperor's place: 1st +12 / −3, 2nd 0 / 0, 3rd or later −12 / +3")
+        lines = [f"Solo table: {table}.",
+                 f"Seat {e} came {_place(p[e])}: emperor {base_e:+d}, each other player {base_o:+d}."]
+        if base_e and s[e] != base_e:
+            reasons = (["successful rebellion 造反"] if res.rebellion == "succeeded" else []) + \
+                (["kick 踢"] if res.kicked else [])
+            lines.append(f"{_times(s[e] // base_e, reasons)}: emperor {s[e]:+d}, each other player {s[other]:+d}.")
+        return lines
+    _, gv, _ = jj_team_scores(p[e], p[g])
+    sum_text = f"g = 6 − (emperor's place {p[e]} + guard's place {p[g]}) = {gv}"
+    scores = f"emperor {s[e]:+d}, guard {s[g]:+d}, each rebel {s[other]:+d}"
+    if scheme == "weihai" and (res.open_guard or res.rebellion == "succeeded"):
+        why = "open guard 明保" if res.open_guard else "successful rebellion 造反, which counts as open guard"
+        kick = " with the kick's (踢) × 2" if res.kicked else ""
+        return [f"Weihai split table ({why}): {sum_text}; emperor = guard = 3g, each rebel −2g.",
+                f"Scores{kick}: {scores}."]
+    base_e, base_g, base_r = jj_team_scores(p[e], p[g])
+    lines = [f"JJ formula: {sum_text}; emperor 2g = {base_e:+d}, guard g = {base_g:+d}, each rebel −g = {base_r:+d}."]
+    if gv == 0:
+        return [*lines, "g = 0: nobody scores."]
+    if s[e] == base_e:
+        return [*lines, f"Scores: {scores}."]
+    reasons = []
+    if res.open_guard and scheme == "jj":
+        reasons.append("open guard 明保")
+    if res.rebellion == "succeeded":
+        reasons.append("successful rebellion 造反")
+    if res.kicked:
+        reasons.append("kick 踢")
+    return [*lines, f"{_times(s[e] // base_e, reasons)}: {scores}."]
+
+
+def _qingdao_lines(game: Game) -> list[str]:
+    """Qingdao (docs/rules.md §6.4): place points, maybe doubled, summed per team."""
+    res = game.result
+    assert res is not None
+    points = res.points if res.points is not None else res.scores
+    table = ", ".join(f"{_place(i + 1)} {v:+d}" for i, v in enumerate(QINGDAO_PLACE_POINTS))
+    lines = [f"Qingdao place points: {table}."]
+    factor = next((points[x] // QINGDAO_PLACE_POINTS[res.places[x] - 1] for x in range(NUM_SEATS)
+                   if QINGDAO_PLACE_POINTS[res.places[x] - 1]), 1)
+    if factor != 1:
+        why = "open solo 明独" if res.solo == "open" else "the emperor and the guard took places 1 and 2, or 4 and 5"
+        lines.append(f"{_times(factor, [why])}: every player's points are doubled.")
+    lines.append("Points: " + ", ".join(f"seat {x} {points[x]:+d}" for x in range(NUM_SEATS)) + ".")
+    e = res.emperor
+    side = "the solo emperor alone" if res.solo != "none" else "the emperor's side"
+    rebel = next(x for x in range(NUM_SEATS) if x not in (e, res.guard))
+    lines.append(f"Each seat scores its team's sum: {side} {res.scores[e]:+d}, the rebels {res.scores[rebel]:+d}.")
+    return lines
+
+
 def result_view(game: Game) -> dict[str, Any] | None:
-    """The result once the deal is over: the score table and the summary lines."""
+    """The result once the deal is over: the score table, who won, why the scores are what
+    they are (`score_lines`) and the summary lines."""
     res = game.result
     if res is None:
         return None
     rows = [{"seat": s, "place": res.places[s], "role": ROLE_NAMES[res.roles[s]], "score": res.scores[s]}
             for s in range(NUM_SEATS)]
     # result_lines: a title, a header and one line per seat (the rows above), then the summary
-    return {"rows": rows, "lines": result_lines(game)[2 + NUM_SEATS:], "end": res.end}
+    return {"rows": rows, "lines": result_lines(game)[2 + NUM_SEATS:], "end": res.end,
+            "winner": winner_text(game), "score_lines": score_lines(game)}
 
 
 def trick_view(game: Game) -> dict[str, Any] | None:
@@ -138,7 +300,7 @@ def seat_view(game: Game, seat: int, names: list[str], steps: list[str | None], 
         "hand": card_list(game, seat),
         "hand_text": hand_text(game, seat),
         "own_role": own_role_text(game, seat),
-        "hint_text": turn_hint(game, seat) if your_turn else None,
+        "hint_text": " ".join(filter(None, (turn_hint(game, seat), sixes_note(game, seat)))) if your_turn else None,
         "moves": move_rows(game, seat),
     })
     return view
