@@ -1,9 +1,11 @@
-"""The bots and the trained agents: greedy and heuristic scripted bots, DMC and PPO.
+"""The bots and the trained agents: greedy and heuristic scripted bots, DMC and PPO, and the
+shipped agents.
 
-Importing this package registers their kinds with `baohuang_env.agent.register_agent`
-("greedy", "heuristic", "dmc:PATH", "ppo:PATH"); the env package finds it through its
-`baohuang_env.agents` entry point, so `make_agent("heuristic", rules)` works anywhere.
-The protocol, the registry, the random bot and the auto-play bot live in `baohuang_env`.
+`register()` registers their kinds with `baohuang_env.agent.register_agent` ("greedy",
+"heuristic", "dmc:PATH", "ppo:PATH", "pretrained[:NAME]"); importing this package calls it,
+and the env package calls it through the `baohuang_env.agents` entry point, so
+`make_agent("heuristic", rules)` works anywhere. The protocol, the registry, the random bot
+and the auto-play bot live in `baohuang_env`.
 """
 
 from baohuang_env.agent import AGENT_KINDS, Agent, RandomAgent, make_agent, register_agent
@@ -11,20 +13,15 @@ from baohuang_env.autoplay import AutoPlayAgent
 
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
-
-register_agent("greedy", lambda arg, rules, seed: GreedyAgent(rules))
-register_agent("heuristic", lambda arg, rules, seed: HeuristicAgent(rules))
+from .pretrained import make_pretrained
 
 
 def _dmc_agent(arg, rules, seed):
     if not arg:
-        raise ValueError("a DMC agent needs its checkpoint: dmc:path/to/checkpoint.pt")
+        raise ValueError("a DMC agent needs its checkpoint: dmc:path/to/checkpoint.pt (or pretrained:NAME)")
     from .dmc.agent import DMCAgent  # torch is imported only when a DMC agent is asked for
 
     return DMCAgent.from_checkpoint(arg, rules)
-
-
-register_agent("dmc", _dmc_agent)
 
 
 def _ppo_agent(arg, rules, seed):
@@ -35,9 +32,18 @@ def _ppo_agent(arg, rules, seed):
     return PPOAgent.from_checkpoint(arg, rules)
 
 
-register_agent("ppo", _ppo_agent)
+def register() -> None:
+    """Register this package's agent kinds (the `baohuang_env.agents` entry point)."""
+    register_agent("greedy", lambda arg, rules, seed: GreedyAgent(rules))
+    register_agent("heuristic", lambda arg, rules, seed: HeuristicAgent(rules))
+    register_agent("dmc", _dmc_agent)
+    register_agent("ppo", _ppo_agent)
+    register_agent("pretrained", make_pretrained)
+
+
+register()
 
 __all__ = [
     "AGENT_KINDS", "Agent", "AutoPlayAgent", "GreedyAgent", "HeuristicAgent", "RandomAgent", "make_agent",
-    "register_agent",
+    "register", "register_agent",
 ]

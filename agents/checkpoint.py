@@ -22,6 +22,8 @@ from baohuang_env.observation import observation_layout
 from baohuang_env.replay import atomic_path
 from baohuang_env.rules import Rules
 
+from .pretrained import checkpoint_path
+
 CHECKPOINT_FORMAT = "baohuang-checkpoint"
 CHECKPOINT_VERSION = 1
 #: What a playing copy of a checkpoint keeps (every trainer writes these keys); a training
@@ -77,7 +79,9 @@ def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
 
 def _read(path: Path) -> dict[str, Any]:
     """The dict in a Baohuang checkpoint file, read without running any code it may hold.
-    Raises ValueError saying what the file is instead."""
+    Raises ValueError saying what the file is instead. A shipped agent's path as the docs write
+    it (`agents/pretrained/dmc_jj.pt`) is found from any directory (`pretrained.checkpoint_path`)."""
+    path = checkpoint_path(path)
     if path.is_dir():
         raise ValueError(f"{path} is a directory, not a checkpoint file; {_WHAT_A_CHECKPOINT_IS}")
     if not path.is_file():

@@ -1,5 +1,7 @@
-"""Typed trainer configs: YAML files in `configs/` loaded into dataclasses, with `key=value`
-overrides from the command line. Unknown keys and wrongly typed values are errors that name
+"""Typed trainer configs: YAML files loaded into dataclasses, with `key=value`
+overrides from the command line. The recipes we ship (`agents/configs/`, which a clone also
+shows as `configs/`) are package data, found by name or by their documented path from any
+directory (`recipe_path`). Unknown keys and wrongly typed values are errors that name
 the key and the expected type, so a typo never silently trains with a default.
 Supported field types: str, int, float, bool, lists of those, and mappings such as
 `dict[str, float]` (YAML `{a: 0.5, b: 0.5}`, or `key=a=0.5,b=0.5` on the command line:
@@ -14,7 +16,8 @@ import types
 import typing
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib.resources import files
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
 import yaml
@@ -30,6 +33,9 @@ T = TypeVar("T")
 #: Old config key -> its new name. Configs (and the configs inside older checkpoints) that use
 #: the old name still load.
 RENAMED_KEYS = {"objective": "reward_mode"}
+
+#: The folder of the shipped recipe configs (package data of `agents`).
+RECIPES = Path(str(files("agents") / "configs"))
 
 #: Where a trainer's actors or rollout workers run (`RunConfig.backend`).
 BACKENDS = ("local", "ray")
@@ -265,8 +271,30 @@ def parse_overrides(overrides: list[str]) -> dict[str, Any]:
     return out
 
 
+def recipes() -> list[str]:
+    """The names of the shipped recipe configs (`dmc_quick`, ...)."""
+    return sorted(p.stem for p in RECIPES.glob("*.yaml"))
+
+
+def recipe_path(path: str | Path) -> Path:
+    """The config file `path` names: `path` itself when it exists; else the shipped recipe it
+    names, by name (`dmc_quick`) or as the docs write it (`configs/dmc_quick.yaml`), so the
+    documented commands work from any directory. ValueError lists the recipes otherwise."""
+    given = Path(path)
+    if given.exists():
+        return given
+    parts = PurePath(path).parts
+    name = parts[-1].removesuffix(".yaml").removesuffix(".yml") if parts else ""
+    if tuple(parts[:-1]) in ((), ("configs",)) and name in recipes():
+        return RECIPES / f"{name}.yaml"
+    raise ValueError(f"no config file {path}; give a YAML file or a shipped recipe: {', '.join(recipes())} "
+                     "(e.g. --config dmc_quick or --config configs/dmc_quick.yaml)")
+
+
 def _read_yaml(path: str | Path) -> dict[str, Any]:
-    """The mapping a YAML config file holds (empty for an empty file)."""
+    """The mapping a YAML config file holds (empty for an empty file); `path` may name a
+    shipped recipe (`recipe_path`)."""
+    path = recipe_path(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as err:

@@ -25,7 +25,10 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from baohuang_env import __version__
+
     parser = argparse.ArgumentParser(prog="baohuang", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"baohuang {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS.values():
         importlib.import_module(module).add_parser(sub)

@@ -12,6 +12,9 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+#: The release of the `baohuang-rl` distribution (pyproject.toml reads it from here).
+__version__ = "0.1.0"
+
 from .actions import (
     DECISIONS,
     FIRST_PLAY,

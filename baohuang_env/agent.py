@@ -4,9 +4,10 @@ An agent is anything with `act(observation, action_mask) -> int` and a `uses_obs
 flag. The env package owns the protocol because its own opponents (the Gymnasium view's
 bots) are agents; the auto-play policy (`baohuang_env.autoplay`) and `RandomAgent` are part
 of it. Other kinds register themselves: `register_agent("kind", factory)`. The bots and the
-trained agents of the `agents` package do so when it is imported, and it is imported on
-demand through the `baohuang_env.agents` entry point group, so `make_agent("heuristic", ...)`
-works without an explicit `import agents` while this package never imports it by name.
+trained agents of the `agents` package do so in `agents.register`, which its entry point in
+the `baohuang_env.agents` group names; it is loaded on demand, so `make_agent("heuristic", ...)`
+works without an explicit `import agents` while this package never imports it by name (and
+a stranger's module named `agents` that shadows ours is told apart: `ShadowedPluginError`).
 
 An agent spec is a string: a registered name ("random", "autoplay", ...) or "kind:arg"
 (e.g. "dmc:runs/x/checkpoint.pt"). Specs, not objects, travel to worker processes, so every
@@ -18,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from importlib import import_module
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -58,15 +59,37 @@ def register_agent(kind: str, factory: AgentFactory) -> None:
     AGENT_KINDS[kind] = factory
 
 
+class ShadowedPluginError(ImportError):
+    """The module an agent plugin names is not the one its distribution installed: another
+    module of the same name (a local `agents/` folder, say) stands earlier on `sys.path`."""
+
+
+def _load_plugin(ep: EntryPoint) -> None:
+    """Import the entry point's module and call its `register` function, which registers
+    the module's kinds. A module without it is somebody else's of the same name: say which
+    file it is and how to get ours back."""
+    module = import_module(ep.module)
+    register = getattr(module, ep.attr or "", None)
+    if not callable(register):
+        where = getattr(module, "__file__", None) or "a namespace folder " + ", ".join(getattr(module, "__path__", []))
+        dist = ep.dist.name if ep.dist is not None else "its distribution"
+        raise ShadowedPluginError(
+            f"the module {ep.module!r} imported from {where} is not the one {dist} installed (it lacks "
+            f"{ep.attr}() that registers the agent kinds: greedy, heuristic, dmc, ppo, pretrained): a folder or "
+            f"module named {ep.module!r} earlier on sys.path shadows it, usually one in the current directory. "
+            f"Rename that folder, or run from another directory.")
+    register()
+
+
 def load_agent_plugins() -> None:
-    """Import every module of the `baohuang_env.agents` entry point group once (each
-    registers its kinds), so the kinds of installed packages are known."""
+    """Load every plugin of the `baohuang_env.agents` entry point group once (each registers
+    its kinds), so the kinds of installed packages are known."""
     global _plugins_loaded
     with _plugins_lock:  # a second thread waits until the kinds are all registered
         if _plugins_loaded:
             return
         for ep in entry_points(group=ENTRY_POINT_GROUP):
-            import_module(ep.value)
+            _load_plugin(ep)
         _plugins_loaded = True
 
 

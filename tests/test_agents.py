@@ -272,11 +272,12 @@ def test_agent_plugins_load_once_for_threads_that_ask_at_once(monkeypatch):
 
     def slow_plugin_import(name):  # a plugin module that takes a while to import, then registers
         time.sleep(0.2)
-        registry.register_agent("plugin-test", registry.AGENT_KINDS["random"])
+        return SimpleNamespace(register=lambda: registry.register_agent("plugin-test", registry.AGENT_KINDS["random"]))
 
     monkeypatch.setattr(registry, "_plugins_loaded", False)
     monkeypatch.setattr(registry, "AGENT_KINDS", {"random": registry.AGENT_KINDS["random"]})
-    monkeypatch.setattr(registry, "entry_points", lambda group: [SimpleNamespace(value="plugin_test")])
+    monkeypatch.setattr(registry, "entry_points",
+                        lambda group: [SimpleNamespace(module="plugin_test", attr="register", dist=None)])
     monkeypatch.setattr(registry, "import_module", slow_plugin_import)
     seen = []
     threads = [threading.Thread(target=lambda: seen.append(registry.agent_kinds())) for _ in range(4)]

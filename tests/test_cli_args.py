@@ -33,3 +33,15 @@ def test_bad_counts_are_refused_by_argparse(argv, message, capsys):
 def test_good_counts_run(capsys):
     assert cli.main(["fuzz", "--games", "2", "--workers", "1", "--seed", "5"]) == 0
     assert '"games": 2' in capsys.readouterr().out
+
+
+def test_version_of_the_command_and_the_package(capsys):
+    import baohuang_env
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"baohuang {baohuang_env.__version__}"
+    from importlib.metadata import version
+
+    assert version("baohuang-rl") == baohuang_env.__version__

@@ -1,0 +1,102 @@
+"""The shipped agents, by name, from any directory (they are package data of `agents`).
+
+    from agents.pretrained import load
+    agent = load("dmc_kickstart_jj")            # RLCard's models.load("...") convention
+    agent = load()                              # the strongest shipped agent for jj
+
+As agent specs: `pretrained:dmc_kickstart_jj`, or `pretrained` alone for the strongest shipped
+agent of the rules' preset. The file paths the docs use (`dmc:agents/pretrained/dmc_jj.pt`)
+keep working: a checkpoint path that is not a file here but names a shipped file is that file
+(`checkpoint_path`), so they work outside a clone too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path, PurePath
+
+from baohuang_env.agent import Agent, make_agent
+from baohuang_env.rules import Rules, get_rules
+
+#: The folder that holds the shipped checkpoints (in the clone: agents/pretrained/).
+FOLDER = Path(str(files(__name__)))
+
+
+@dataclass(frozen=True)
+class Pretrained:
+    """One shipped agent: its checkpoint file, agent kind and preset, and what it is."""
+
+    name: str
+    kind: str
+    preset: str
+    about: str
+
+    @property
+    def path(self) -> Path:
+        return FOLDER / f"{self.name}.pt"
+
+    @property
+    def spec(self) -> str:
+        """The agent spec that loads this file wherever the package is installed."""
+        return f"pretrained:{self.name}"
+
+
+#: Every shipped agent, strongest first within a preset (`strongest` takes the first).
+SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
+    Pretrained("dmc_kickstart_jj", "dmc", "jj", "DMC with the heuristic's advice, kickstarted from it "
+               "(configs/dmc_kickstart.yaml): 73% duplicate win rate against heuristic"),
+    Pretrained("dmc_jj", "dmc", "jj", "DMC, pure self-play for 60 minutes (configs/dmc_jj.yaml): "
+               "beats greedy, loses to heuristic"),
+)}
+
+
+def names() -> list[str]:
+    """The names of the shipped agents."""
+    return list(SHIPPED)
+
+
+def strongest(preset: str) -> Pretrained:
+    """The strongest shipped agent for `preset`; ValueError when none plays it."""
+    for p in SHIPPED.values():
+        if p.preset == preset:
+            return p
+    have = sorted({p.preset for p in SHIPPED.values()})
+    raise ValueError(f"no shipped agent plays preset {preset!r} (shipped agents play: {', '.join(have)}); "
+                     "train one with `baohuang train dmc preset=...`")
+
+
+def find(name: str) -> Pretrained:
+    """The shipped agent called `name` (`dmc_jj`, or its file name `dmc_jj.pt`)."""
+    stem = name.removesuffix(".pt")
+    if stem not in SHIPPED:
+        raise ValueError(f"no shipped agent {name!r}; shipped agents: {', '.join(SHIPPED)}")
+    return SHIPPED[stem]
+
+
+def checkpoint_path(path: str | os.PathLike) -> Path:
+    """`path` itself when it is a file (or names nothing shipped); else the shipped file it
+    names: `agents/pretrained/dmc_jj.pt`, as the docs write it, from any directory. A file of
+    that name in the current directory always wins."""
+    given = Path(path)
+    if given.exists():
+        return given
+    parts = PurePath(path).parts
+    if parts[-1].removesuffix(".pt") in SHIPPED and tuple(parts[:-1]) in ((), ("agents", "pretrained")):
+        return find(parts[-1]).path
+    return given
+
+
+def load(name: str | None = None, rules: Rules | None = None) -> Agent:
+    """The shipped agent `name` (default: the strongest for `rules`, default jj) as a
+    playing agent for `rules` (default: its own preset)."""
+    rules = rules or get_rules(find(name).preset if name else "jj")
+    return make_agent(f"pretrained:{name}" if name else "pretrained", rules)
+
+
+def make_pretrained(arg: str | None, rules: Rules, seed: int | None) -> Agent:
+    """The `pretrained[:NAME]` agent kind: the named shipped agent, or the strongest for
+    the preset of `rules`."""
+    chosen = find(arg) if arg else strongest(rules.preset)
+    return make_agent(f"{chosen.kind}:{chosen.path}", rules, seed)
