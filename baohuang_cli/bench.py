@@ -5,7 +5,8 @@ can be compared within a run. Per-call figures (masks) are the best of several r
 the states of real games; rates (steps/s) are averages over a timed window. The machines are
 shared and noisy: compare figures from the same run, and read `env_fraction_of_ceiling`,
 which divides our `env()` rate by the rate of a do-nothing AEC env of the same shape inside
-PettingZoo's stock wrappers (measured here too).
+PettingZoo's stock wrappers (measured here too). `gym_learner_steps_per_s` counts the
+learner's steps of `Baohuang-v0` (the opponents' moves happen inside them).
 
     baohuang bench --preset weihai          # one preset
     baohuang bench --all-presets            # every preset, with env() rates as ratios of jj's
@@ -177,6 +178,26 @@ def _noop_env_factory(obs_size: int, n_actions: int, episode_steps: int):
     return make
 
 
+def _run_gym(preset: str, seconds: float, seed: int) -> float:
+    """Learner steps/s of `Baohuang-v0` (default opponents, the auto-play bot), the learner
+    playing a random legal action from `info["action_mask"]`."""
+    import gymnasium
+
+    env = gymnasium.make("Baohuang-v0", preset=preset)
+    rng = random.Random(seed)
+    steps = episodes = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        _obs, info = env.reset(seed=seed + episodes)
+        done = False
+        while not done:
+            legal = info["action_mask"].view(bool).nonzero()[0]
+            _obs, _r, done, _t, info = env.step(int(legal[rng.randrange(legal.size)]))
+            steps += 1
+        episodes += 1
+    return steps / (time.perf_counter() - t0)
+
+
 def run_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, log=None) -> dict[str, Any]:
     """Measure everything; returns the JSON-ready report."""
     import baohuang_env
@@ -206,6 +227,8 @@ def run_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, log=None)
     say("timing env() ...")
     report["env_steps_per_s"], report["env_games_per_s"] = _run_aec(
         lambda: baohuang_env.env(preset=preset), seconds, seed)
+    say("timing Baohuang-v0 (learner steps, auto-play opponents) ...")
+    report["gym_learner_steps_per_s"] = _run_gym(preset, seconds, seed)
     say("timing a no-op AEC env in the same wrappers (the ceiling) ...")
     noop = _noop_env_factory(report["observation_size"], table.num_actions, int(report["steps_per_game"]))
     report["noop_env_steps_per_s"], _ = _run_aec(noop, seconds, seed)

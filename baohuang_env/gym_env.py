@@ -3,7 +3,11 @@
 One learner seat; the other four seats are played inside `step` by given policies (default:
 the auto-play 托管 bot of docs/rules.md §7). The observation is the learner's float32 vector (see
 `baohuang_env.encoding`); the legal actions are in `info["action_mask"]` and
-`env.action_masks()` (the MaskablePPO convention).
+`env.action_masks()` (the MaskablePPO convention); once an episode is over they hold PASS
+alone, the action that a vector env's next-step autoreset ignores (`action_masks`).
+
+Vector envs: `gymnasium.make_vec("Baohuang-v0", num_envs=N)` (Gymnasium's sync or async
+wrappers, next-step autoreset) stacks the masks in `info["action_mask"]` (N, A).
 
 Illegal actions: check_env and unmasked samplers send any id in `Discrete(N)`. By default
 (`illegal_action="terminate"`) an illegal action ends the episode at once with reward
@@ -24,6 +28,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .actions import PASS
 from .agent import Agent, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
@@ -82,21 +87,31 @@ class BaohuangGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
-        """Bool mask of the learner's legal actions (all False once the game is over)."""
-        if self._episode_over or self.game.is_over or self.game.current_player != self.learner:
-            return np.zeros(self.action_space.n, dtype=bool)
-        return self.game.legal_mask().astype(bool)
+        """Bool mask of the learner's legal actions. Once the episode is over it holds PASS
+        alone: the action that a vector env's next-step autoreset ignores (that step resets
+        this env), so the row of an env that just ended still offers a masked sampler one
+        legal choice."""
+        mask = np.zeros(self.action_space.n, dtype=bool)
+        if self._episode_over:
+            mask[PASS] = True
+        elif self.game.current_player == self.learner:
+            mask[:] = self.game.legal_mask()
+        return mask
 
     def _obs_info(self, **extra: Any) -> tuple[np.ndarray, dict[str, Any]]:
         info = {"action_mask": self.action_masks().astype(np.int8), "seat": self.learner, **extra}
         return self.encoder.encode(self.game, self.learner), info
 
     def _play_opponents(self) -> None:
-        game = self.game
+        """The opponents move until the learner is to act or the game ends; an opponent that
+        reads only the mask (`uses_observation` False: autoplay, random) gets no observation,
+        which would cost more than its move."""
+        game, no_obs = self.game, np.empty(0, np.float32)
         while not game.is_over and game.current_player != self.learner:
             seat = game.current_player
             agent = self.opponents[(seat - self.learner - 1) % NUM_SEATS]
-            game.step(agent.act(self.encoder.encode(game, seat), game.legal_mask()))
+            obs = self.encoder.encode(game, seat) if agent.uses_observation else no_obs
+            game.step(agent.act(obs, game.legal_mask()))
 
     def _reward(self) -> float:
         return float(reward(self.game.result.scores[self.learner], self.reward_mode))

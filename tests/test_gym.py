@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 import baohuang_env  # noqa: F401  (registers Baohuang-v0)
 from agents import AutoPlayAgent, RandomAgent
-from baohuang_env import IllegalActionError, get_rules
+from baohuang_env import PASS, IllegalActionError, get_rules
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.gym_env import BaohuangGymEnv
@@ -55,7 +55,7 @@ def test_spaces_derive_from_the_encoder():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_info_mask_and_action_masks_agree_and_are_empty_at_the_end(seed):
+def test_info_mask_and_action_masks_agree_and_hold_only_pass_at_the_end(seed):
     env = BaohuangGymEnv(learner_seat="random")
     checked = []
 
@@ -74,8 +74,8 @@ def test_info_mask_and_action_masks_agree_and_are_empty_at_the_end(seed):
     assert terminated and not truncated
     assert reward == env.game.result.scores[env.learner]
     assert env.observation_space.contains(obs)
-    assert not env.action_masks().any()
-    assert not info["action_mask"].any()
+    assert np.flatnonzero(env.action_masks()).tolist() == [PASS]  # what a next-step autoreset ignores
+    assert np.flatnonzero(info["action_mask"]).tolist() == [PASS]
     assert "role" in checked and "play" in checked
 
 
@@ -104,7 +104,7 @@ def test_illegal_action_terminates_with_illegal_reward():
     assert info2["illegal_action"] is True
     assert env.game.actions == actions_before  # the game was left as it was
     np.testing.assert_array_equal(obs2, obs)
-    assert not info2["action_mask"].any() and not env.action_masks().any()
+    assert np.flatnonzero(info2["action_mask"]).tolist() == [PASS] == np.flatnonzero(env.action_masks()).tolist()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
 
@@ -295,3 +295,51 @@ def test_render_ansi_returns_the_table():
     env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and "Baohuang [jj, play goes counterclockwise]" in text
+
+
+# --------------------------------------------------------------------------- speed and vector envs
+
+
+@pytest.mark.parametrize("opponents, encodes_for_opponents", [("autoplay", False), ("random", False),
+                                                             ("greedy", True)])
+def test_opponents_that_read_only_the_mask_get_no_observation(opponents, encodes_for_opponents):
+    """Encoding an observation nobody reads cost 43% of a step: only the learner's
+    observations are encoded unless an opponent uses them."""
+    env = BaohuangGymEnv(opponents=opponents)
+    seats = []
+    real = env.encoder.encode
+    env.encoder.encode = lambda game, seat: seats.append(seat) or real(game, seat)
+    _, info = env.reset(seed=5)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+    assert set(seats) - {env.learner} if encodes_for_opponents else set(seats) == {env.learner}
+
+
+def _masked_sample(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row: the obvious masked sampler."""
+    return np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_with_a_masked_sampler_runs_through_next_step_autoresets(mode):
+    """Gymnasium's vector wrappers with the default next-step autoreset: the row of an env
+    that just ended holds PASS alone (the action its reset ignores), so masked sampling never
+    meets an empty row, and the episode after the reset starts afresh."""
+    envs = gymnasium.make_vec("Baohuang-v0", num_envs=3, vectorization_mode=mode, opponents="random")
+    assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    rng = np.random.default_rng(0)
+    _, info = envs.reset(seed=[10, 11, 12])
+    ended = np.zeros(3, dtype=bool)
+    resets = 0
+    for _ in range(400):
+        assert (info["action_mask"].sum(axis=1) > 0).all()
+        for i in np.flatnonzero(ended):
+            assert np.flatnonzero(info["action_mask"][i]).tolist() == [PASS]
+        before = ended.copy()
+        _, reward, terminated, truncated, info = envs.step(_masked_sample(rng, info["action_mask"]))
+        assert (reward[before] == 0).all() and not terminated[before].any()  # the reset step
+        resets += int(before.sum())
+        ended = terminated | truncated
+    envs.close()
+    assert resets >= 3
