@@ -63,7 +63,7 @@ from pettingzoo.utils import wrappers
 
 from .cards import NUM_SEATS
 from .encoding import Encoder
-from .game import Game
+from .game import Game, IllegalActionError
 from .rewards import check_reward_mode, illegal_move_reward, reward
 from .text import render_for_mode
 from .rules import get_rules
@@ -119,9 +119,36 @@ def _forwarding(wrapper: type, order_enforcing: bool = False) -> type:
     return type(wrapper.__name__, (wrapper,), namespace)
 
 
+class ActionOutOfBoundsError(AssertionError):
+    """An action outside the action space given to `env()`. An AssertionError, as PettingZoo's
+    AssertOutOfBoundsWrapper raises, but saying what the engine says of it (`Game.step`)."""
+
+
+def _explained_out_of_bounds(wrapper: type) -> type:
+    """`wrapper` (the forwarding AssertOutOfBoundsWrapper) whose refusal names the action,
+    why it is not one (not an integer, or not an action id 0..N-1) and what is allowed now,
+    in the words `Game.step` and `Baohuang-v0` use, instead of a bare "action is not in
+    action space". Only a refused action costs anything more."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        dead = self.terminations[agent] or self.truncations[agent]
+        if (action is None and dead) or self.action_space(agent).contains(action):
+            return wrappers.BaseWrapper.step(self, action)
+        n = self.action_space(agent).n
+        try:
+            self.unwrapped.game.copy().step(action)
+            why = f"it is not one of the action ids 0..{n - 1}"
+        except (TypeError, IllegalActionError) as err:
+            why = f"{err} (action ids are 0..{n - 1})"
+        raise ActionOutOfBoundsError(f"{agent}'s action {action!r} is not in the action space: {why}")
+
+    return type(wrapper.__name__, (wrapper,), {"step": step, "__module__": __name__})
+
+
 # Bound under the wrappers' own names, so that pickling finds them and str(env) reads as usual.
 TerminateIllegalWrapper = _forwarding(wrappers.TerminateIllegalWrapper)
-AssertOutOfBoundsWrapper = _forwarding(wrappers.AssertOutOfBoundsWrapper)
+AssertOutOfBoundsWrapper = _explained_out_of_bounds(_forwarding(wrappers.AssertOutOfBoundsWrapper))
 OrderEnforcingWrapper = _forwarding(wrappers.OrderEnforcingWrapper, order_enforcing=True)
 
 
@@ -130,8 +157,8 @@ def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
     illegal move ends the game with `illegal_reward` for the offender (TerminateIllegalWrapper;
     default: the preset's worst legal reward, minus 1 in score mode, see
     `baohuang_env.rewards.illegal_move_reward`), actions out of range assert
-    (AssertOutOfBoundsWrapper), call order is enforced (OrderEnforcingWrapper). `kwargs` go to
-    `raw_env`."""
+    (AssertOutOfBoundsWrapper; `ActionOutOfBoundsError` says why and what is allowed), call
+    order is enforced (OrderEnforcingWrapper). `kwargs` go to `raw_env`."""
     e = raw_env(**kwargs)
     e = TerminateIllegalWrapper(e, illegal_reward=illegal_move_reward(e.rules, e.reward_mode, illegal_reward))
     e = AssertOutOfBoundsWrapper(e)

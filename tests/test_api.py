@@ -238,6 +238,27 @@ def test_env_terminates_with_the_illegal_reward_for_an_illegal_action():
     assert e._cumulative_rewards[offender] == -25
 
 
+@pytest.mark.parametrize("action, words", [
+    (99999, "cannot take action 99999 (not an action id) in the role phase: allowed now: 1 (ACCEPT)"),
+    (-1, "cannot take action -1 (not an action id)"),
+    (1.5, "an action is an integer action id (a Python or numpy int), got 1.5 (float)"),
+    ("2", "got '2' (str)"),
+])
+def test_env_says_why_an_action_is_out_of_the_action_space(action, words):
+    """As `Game.step` and `Baohuang-v0` say it (still an AssertionError, as PettingZoo's
+    AssertOutOfBoundsWrapper raises), and the game does not move."""
+    e = baohuang_env.env()
+    e.reset(seed=7)
+    agent = e.agent_selection
+    before = list(e.unwrapped.game.actions)
+    with pytest.raises(AssertionError) as info:
+        e.step(action)
+    message = str(info.value)
+    assert message.startswith(f"{agent}'s action {action!r} is not in the action space: ")
+    assert words in message and "action ids are 0..4035" in message
+    assert e.unwrapped.game.actions == before and e.agent_selection == agent
+
+
 def test_env_illegal_play_in_the_play_phase_also_terminates():
     e = baohuang_env.env()
     e.reset(seed=8)

@@ -276,3 +276,17 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     final = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)["counters"]
     assert final["frames"] >= saved["frames"] + 2000
     assert final["updates"] >= saved["updates"]
+
+
+def test_action_values_refuse_a_mask_in_place_of_the_legal_ids():
+    """`action_values(obs, mask)` used to read the 0/1 entries of a mask as action ids 0 and 1."""
+    agent = make_agent("pretrained:dmc_jj", RULES)
+    game = Game(RULES, seed=3)
+    obs, mask = Encoder(RULES).encode(game, game.current_player), game.legal_mask()
+    legal = np.flatnonzero(mask)
+    assert agent.action_values(obs, legal).shape == legal.shape
+    for wrong, words in [(mask, "looks like a mask"), (mask.astype(bool), "looks like a mask"),
+                         (np.array([1, 1, 2]), "repeated action ids"), (np.array([1, 99999]), "outside 0..4035"),
+                         (legal.astype(float), "integer action ids")]:
+        with pytest.raises(ValueError, match=words):
+            agent.action_values(obs, wrong)

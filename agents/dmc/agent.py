@@ -90,11 +90,31 @@ class DMCAgent:
                       action_mask: np.ndarray | None = None) -> np.ndarray:
         """Q of each action id in `legal` (the expected final score) in this observation:
         what `act` maximizes, and what `baohuang serve`'s hints show. `action_mask`: the
-        decision's mask when known (advice reads it; built from `legal` otherwise)."""
+        decision's mask when known (advice reads it; built from `legal` otherwise).
+        ValueError when `legal` is not a list of distinct action ids (a mask passed in its
+        place, say)."""
+        legal = self._check_legal(legal)
         if action_mask is None and self.advice is not None:
             action_mask = np.zeros(len(self.features), dtype=np.int8)
             action_mask[legal] = 1
         return self.scores(observation, self.action_rows(observation, action_mask, legal))
+
+    def _check_legal(self, legal: np.ndarray) -> np.ndarray:
+        """`legal` as an int array of distinct action ids; ValueError says what it is instead."""
+        legal = np.asarray(legal)
+        n = len(self.features)
+        if legal.dtype == bool or (legal.dtype == np.int8 and legal.size == n):
+            raise ValueError(f"legal must be the legal action ids (np.flatnonzero(mask)), got what looks like a "
+                             f"mask ({legal.dtype}, {legal.size} entries)")
+        if legal.ndim != 1 or legal.dtype.kind not in "iu":
+            raise ValueError(f"legal must be a 1-D array of integer action ids, got shape {legal.shape} "
+                             f"of {legal.dtype}")
+        if legal.size and (legal.min() < 0 or legal.max() >= n):
+            raise ValueError(f"legal holds ids outside 0..{n - 1}: {legal[(legal < 0) | (legal >= n)][:5].tolist()}")
+        if np.unique(legal).size != legal.size:
+            raise ValueError("legal holds repeated action ids: pass each legal id once (np.flatnonzero(mask)), "
+                             "not the mask")
+        return legal
 
     def scores(self, observation: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Q of each action row in `rows` (`action_rows`) in this observation."""
