@@ -1,35 +1,32 @@
 """`baohuang serve`: play Baohuang against bots and watch replays in a web browser.
 
     baohuang serve                                   # http://127.0.0.1:8000
-    baohuang serve --opponents heuristic,greedy,random,dmc:agents/pretrained/dmc_jj.pt
+    baohuang serve --opponents heuristic,greedy,random,pretrained:dmc_kickstart_jj
     baohuang serve --port 8080 --replays runs/eval/x/replays
 
 One local process (Starlette on uvicorn) owns every game; a page only ever gets its seat's
 view. `/` sets up a game (rules, your seat, an opponent for each other seat from
 `--opponents`) and plays it; `/replay` steps through a replay file (picked in the page or
 given with `--replays`). `--hints SPEC` names the agent whose top moves the page can show
-for your seat. Needs the web extra: pip install -e ".[web]".
+for your seat (default: the strongest shipped agent of each preset, `pretrained`).
+Needs the web extra: pip install "baohuang-rl[web]" (in a clone: pip install -e ".[web]").
 """
 
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 from baohuang_cli.argtypes import positive_int
 
-#: The shipped DMC agent (jj rules), offered when the file is where the repository keeps it.
-PRETRAINED = "agents/pretrained/dmc_jj.pt"
-INSTALL = 'pip install -e ".[web]"'
-
-
-def _default_hints() -> str:
-    return f"dmc:{PRETRAINED}" if Path(PRETRAINED).is_file() else "heuristic"
+#: The hint agent by default: the strongest shipped agent of the game's preset (package data,
+#: found from any directory); presets without one show no hint button.
+DEFAULT_HINTS = "pretrained"
+INSTALL = 'pip install "baohuang-rl[web]" (in a clone: pip install -e ".[web]")'
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("serve", help="play against bots and watch replays in a web browser",
-                       description=__doc__.splitlines()[0])
+                       description=f"{__doc__.splitlines()[0]} Needs the web extra: {INSTALL}.")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it to the network)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -37,10 +34,10 @@ def add_parser(sub) -> None:
     p.add_argument("--opponents", default="heuristic,greedy,autoplay,random",
                    help="comma-separated agent specs a page may choose as opponents (default "
                         "heuristic,greedy,autoplay,random; checkpoints as kind:path, e.g. "
-                        f"dmc:{PRETRAINED})")
-    p.add_argument("--hints", default=None, metavar="SPEC",
-                   help=f"agent whose top moves the page shows on request (default dmc:{PRETRAINED} when that file "
-                        "exists, else heuristic); 'none' turns hints off")
+                        "pretrained:dmc_kickstart_jj or dmc:runs/RUN/model.pt)")
+    p.add_argument("--hints", default=DEFAULT_HINTS, metavar="SPEC",
+                   help=f"agent whose top moves the page shows on request (default {DEFAULT_HINTS}: the strongest "
+                        "shipped agent of the game's preset); 'none' turns hints off")
     p.add_argument("--replays", nargs="*", default=[], metavar="PATH",
                    help="replay files or folders of them to offer in the replay viewer")
     p.add_argument("--max-games", type=positive_int, default=500,
@@ -61,7 +58,7 @@ def main(args) -> int:
 
     get_rules(args.preset)  # ValueError lists the presets
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    hints = args.hints if args.hints is not None else _default_hints()
+    hints = args.hints
     for spec in [*specs, *([hints] if hints != "none" else [])]:
         check_spec(spec)
     store = SessionStore(specs, args.preset, None if hints == "none" else hints, args.max_games)
@@ -76,8 +73,12 @@ def check_spec(spec: str) -> None:
     (whether a checkpoint fits a preset is checked when a game under it starts)."""
     from baohuang_env.agent import agent_kinds
 
-    kind, _, path = spec.partition(":")
+    from agents.pretrained import checkpoint_path, find
+
+    kind, _, arg = spec.partition(":")
     if kind not in agent_kinds():
         raise ValueError(f"unknown agent {spec!r}; available agents: {agent_kinds()} (checkpoints as kind:path)")
-    if path and not Path(path).is_file():
-        raise ValueError(f"agent {spec!r}: no checkpoint file {path}")
+    if kind == "pretrained" and arg:
+        find(arg)  # ValueError names the shipped agents
+    elif arg and kind in ("dmc", "ppo") and not checkpoint_path(arg).is_file():
+        raise ValueError(f"agent {spec!r}: no checkpoint file {arg}")

@@ -32,13 +32,20 @@ def test_without_the_web_extra_serve_says_how_to_install_it(monkeypatch, capsys)
                         lambda name, *a: None if name in ("starlette", "uvicorn") else real(name, *a))
     assert cli.main(["serve"]) == 2
     err = capsys.readouterr().err
-    assert "needs starlette and uvicorn" in err and 'pip install -e ".[web]"' in err
+    assert "needs starlette and uvicorn" in err and 'pip install "baohuang-rl[web]"' in err
+
+
+def test_serve_help_names_the_web_extra(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "--help"])
+    assert 'pip install "baohuang-rl[web]"' in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize("argv, words", [
     (["--opponents", "greedy,nosuchbot"], "unknown agent 'nosuchbot'"),
     (["--opponents", "dmc:missing.pt"], "no checkpoint file missing.pt"),
     (["--hints", "dmc:missing.pt"], "no checkpoint file missing.pt"),
+    (["--hints", "pretrained:nosuch"], "no shipped agent 'nosuch'; shipped agents: dmc_kickstart_jj"),
     (["--preset", "nope"], "nope"),
     (["--port", "70000"], "--port must be"),
     (["--replays", "no/such/folder"], "neither a replay file nor a folder"),
@@ -50,26 +57,59 @@ def test_bad_settings_fail_before_the_server_starts(argv, words, capsys):
     assert words in capsys.readouterr().err
 
 
-def test_serve_starts_on_127_0_0_1_and_serves_the_page_and_the_api():
-    pytest.importorskip("starlette")
-    pytest.importorskip("uvicorn")
+def _serve(args: list[str], cwd: Path) -> tuple[subprocess.Popen, str, dict]:
+    """A real `baohuang serve` on a free loopback port, run in `cwd`: (process, url, options)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", str(port),
-                             "--opponents", "random", "--hints", "none"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", str(port), *args],
+                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise AssertionError(proc.stdout.read())
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=1) as r:
+                return proc, f"http://127.0.0.1:{port}", json.load(r)
+        except OSError:
+            time.sleep(0.1)
+    stop_server(proc)
+    raise AssertionError("no answer within 30 s")
+
+
+def _request(url: str, method: str = "GET", body: dict | None = None, headers: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.load(r)
+
+
+def test_serve_hints_with_the_strongest_shipped_agent_from_any_directory(tmp_path):
+    """Started outside the checkout, the default hint agent is still the shipped kickstart
+    agent (package data), and it answers with its Q values."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    proc, url, options = _serve(["--opponents", "random"], cwd=tmp_path)
     try:
-        for _ in range(300):
-            assert proc.poll() is None, proc.stdout.read()
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=1) as r:
-                    options = json.load(r)
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            raise AssertionError("no answer within 30 s")
+        assert options["hints"] == "pretrained"
+        game = _request(f"{url}/api/games", "POST", {"preset": "jj", "seat": 0, "opponents": "random"})
+        headers = {"X-Player-Token": game["token"]}
+        view = game["view"]
+        while not view["your_turn"]:
+            view = _request(f"{url}/api/games/{game['game_id']}/advance", "POST", {"steps": 1}, headers)
+        hint = _request(f"{url}/api/games/{game['game_id']}/hints", headers=headers)
+    finally:
+        stop_server(proc)
+    assert hint["agent"] == "pretrained"
+    assert hint["moves"] and "Q" in hint["value_name"]
+
+
+def test_serve_starts_on_127_0_0_1_and_serves_the_page_and_the_api():
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    proc, url, options = _serve(["--opponents", "random", "--hints", "none"], cwd=ROOT)
+    port = url.rsplit(":", 1)[1]
+    try:
         assert options["opponents"] == ["random"] and options["hints"] is None
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
             assert "Baohuang" in r.read().decode()
