@@ -2,7 +2,7 @@
 
     GET  /                          the game page (static/index.html)
     GET  /replay                    the replay viewer (static/replay.html)
-    GET  /api/options               presets, offered opponents, hints, given replay files
+    GET  /api/options               presets, offered opponents, hints (and the presets they serve), replay files
     POST /api/games                 {"preset", "seat", "opponents"} -> {"game_id", "token", "view"}
     GET  /api/games/{id}?since=N    the player's view (log lines from N on)
     POST /api/games/{id}/action     {"action": id} or {"move": "888+SJ"} -> the view
@@ -21,6 +21,7 @@ pool, under the game's lock, so the event loop stays free.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable
 from importlib.resources import files
 from pathlib import Path
@@ -35,43 +36,85 @@ from starlette.staticfiles import StaticFiles
 
 from baohuang_env.rules import PRESETS
 
-from .errors import BadRequest, Conflict, NotFound, TooLarge, WebError
+from .errors import BadRequest, Conflict, NotFound, TooLarge, WebError, check_fields, check_int, shown
 from .replays import load_file, parse_viewer, replay_files, replay_frames
 from .sessions import MAX_ADVANCE, SessionStore
 
 #: Largest request body accepted (a replay of a few hundred actions is ~10 KB).
 MAX_BODY = 1_000_000
+#: Deepest nesting of lists and objects accepted (a replay's deal per suit is 5 deep).
+MAX_DEPTH = 10
+#: Longest integer a query parameter may have (digits).
+MAX_DIGITS = 10
 TOKEN_HEADER = "x-player-token"
 STATIC = Path(str(files("baohuang_web") / "static"))
+
+
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused when not finite (1e400 reads as inf)."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"numbers must be finite, got {shown(text)}")
+    return number
+
+
+def _no_constant(name: str) -> None:
+    """NaN, Infinity and -Infinity, which Python's reader accepts but JSON has not."""
+    raise ValueError(f"numbers must be finite, got {name}")
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in `value` (0 for a plain value), walked without
+    recursion; stops once past MAX_DEPTH."""
+    deepest, todo = 0, [(value, 1)]
+    while todo and deepest <= MAX_DEPTH:
+        item, depth = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            todo += [(child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)]
+    return deepest
+
+
+def parse_json(data: bytes, what: str) -> Any:
+    """`data` read as strict JSON: finite numbers only, lists and objects at most MAX_DEPTH
+    deep (no request needs more, and deeper input exhausts the reader's recursion).
+    BadRequest says what is wrong with `what` (the request body, a replay file)."""
+    too_deep = BadRequest(f"{what} nests lists and objects more than {MAX_DEPTH} deep")
+    try:
+        value = json.loads(data, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise too_deep from None
+    except ValueError as err:
+        raise BadRequest(f"{what} must be JSON: {err}") from None
+    if _depth(value) > MAX_DEPTH:
+        raise too_deep
+    return value
 
 
 async def _json_body(request: Request) -> Any:
     body = await request.body()
     if len(body) > MAX_BODY:
         raise TooLarge(f"request body over {MAX_BODY} bytes")
-    try:
-        return json.loads(body or b"{}")
-    except ValueError:
-        raise BadRequest("the request body must be JSON") from None
+    return parse_json(body or b"{}", "the request body")
 
 
-async def _object_body(request: Request) -> dict[str, Any]:
+async def _object_body(request: Request, allowed: tuple[str, ...]) -> dict[str, Any]:
+    """The request's JSON object, whose fields are all in `allowed`."""
     data = await _json_body(request)
     if not isinstance(data, dict):
-        raise BadRequest("the request body must be a JSON object")
+        raise BadRequest(f"the request body must be a JSON object with the fields {', '.join(allowed)}")
+    check_fields(data, allowed, "the request body")
     return data
 
 
-def _int_param(value: Any, name: str, low: int, high: int, default: int) -> int:
-    if value is None:
+def _int_query(text: str | None, name: str, low: int, high: int, default: int) -> int:
+    """An integer query or path parameter written in plain digits, in low..high (`default`
+    when absent); BadRequest otherwise ("1.0", "-1", "1_0", " 1" are not plain digits)."""
+    if text is None:
         return default
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise BadRequest(f"{name} must be an integer {low}..{high}, got {value!r}") from None
-    if type(value) is bool or not low <= n <= high or (isinstance(value, float) and value != n):
-        raise BadRequest(f"{name} must be an integer {low}..{high}, got {value!r}")
-    return n
+    if not (text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS):
+        raise BadRequest(f"{name} must be an integer {low}..{high}, got {shown(text)}")
+    return check_int(int(text), name, low, high)
 
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -95,14 +138,16 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
         return store.get(request.path_params["game_id"], request.headers.get(TOKEN_HEADER))
 
     def since_of(request: Request) -> int:
-        return _int_param(request.query_params.get("since"), "since", 0, 10**9, 0)
+        return _int_query(request.query_params.get("since"), "since", 0, 10**9, 0)
 
     async def options(request: Request) -> Response:
+        hint_presets = await run_in_threadpool(store.hint_presets)  # the first call may load a checkpoint
         return JSONResponse({"presets": list(PRESETS), "preset": store.default_preset, "opponents": store.specs,
-                             "hints": store.hint_spec, "replays": [p.name for p in given]})
+                             "hints": store.hint_spec, "hint_presets": hint_presets,
+                             "replays": [p.name for p in given]})
 
     async def new_game(request: Request) -> Response:
-        data = await _object_body(request)
+        data = await _object_body(request, ("preset", "seat", "opponents"))
         preset = data.get("preset", store.default_preset)
         seat = data.get("seat", 0)
         opponents = data.get("opponents", store.specs[0])
@@ -124,7 +169,7 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
 
     async def act(request: Request) -> Response:
         session, since = session_of(request), since_of(request)
-        data = await _object_body(request)
+        data = await _object_body(request, ("action", "move"))
 
         def run() -> dict[str, Any]:
             with session.lock:
@@ -135,8 +180,8 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
 
     async def advance(request: Request) -> Response:
         session, since = session_of(request), since_of(request)
-        data = await _object_body(request)
-        steps = _int_param(data.get("steps"), "steps", 1, MAX_ADVANCE, MAX_ADVANCE)
+        data = await _object_body(request, ("steps",))
+        steps = check_int(data.get("steps", MAX_ADVANCE), "steps", 1, MAX_ADVANCE)
 
         def run() -> dict[str, Any]:
             with session.lock:
@@ -167,11 +212,11 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
         return JSONResponse({"replays": [p.name for p in given]})
 
     async def given_replay(request: Request) -> Response:
-        index = _int_param(request.path_params["index"], "replay index", 0, 10**9, 0)
+        index = _int_query(request.path_params["index"], "replay index", 0, 10**9, 0)
         if index >= len(given):
             raise NotFound(f"no replay {index}: the server was given {len(given)} replay file(s)")
         viewer = parse_viewer(request.query_params.get("view"))
-        record = await run_in_threadpool(load_file, given[index])
+        record = parse_json(await run_in_threadpool(load_file, given[index]), f"replay {given[index].name}")
         frames = await run_in_threadpool(replay_frames, record, viewer)
         return JSONResponse({"name": given[index].name, **frames})
 
