@@ -28,7 +28,7 @@ from baohuang_env.game import ROLE, Game, IllegalActionError, action_index
 from baohuang_env.rules import PRESETS, Rules, get_rules
 from baohuang_env.text import role_step
 
-from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .errors import BadRequest, Conflict, Forbidden, NotFound, check_int, shown
 from .hints import agent_hint
 from .views import move_rows, seat_view
 
@@ -36,6 +36,8 @@ from .views import move_rows, seat_view
 MAX_GAMES = 500
 #: Bot moves one `advance` request makes at most.
 MAX_ADVANCE = 500
+#: Longest typed move accepted (the longest play, in card notation, is well under it).
+MAX_MOVE_CHARS = 200
 
 
 def step_logged(game: Game, action: int, steps: list[str | None]) -> None:
@@ -47,45 +49,68 @@ def step_logged(game: Game, action: int, steps: list[str | None]) -> None:
     steps += [step if e[0] == "decide" else None for e in game.log[n:]]
 
 
-class AgentFactory:
-    """Builds agents from specs for one server. Checkpoint agents ("kind:path") play
-    greedily and keep no state between moves, so one loaded copy per (spec, preset) serves
-    every game; the other kinds are built afresh per game with their own seed."""
+#: Agent kinds whose move is a function of (observation, mask) alone, with no state kept
+#: between moves or games: the scripted bots, and checkpoint agents (any "kind:path"
+#: spec; `pretrained` names one), which play greedily here. Any other kind (the random
+#: bot draws from a generator seeded per game) is built afresh for each game.
+STATELESS_KINDS = frozenset({"greedy", "heuristic", "autoplay", "pretrained"})
+
+
+class SharedParts:
+    """What the games of one server share, per `Rules`: the observation `Encoder` and the
+    stateless agents. Each costs megabytes (an Encoder ~3 MB, 8.6 MB for generic216; a
+    heuristic bot ~0.8 MB; a checkpoint its network), so one copy serves every game.
+
+    An Encoder keeps no per-game state: its precomputed pieces are fixed by the rules, and
+    its one mutable part, a cache of encoded "cards played" rows, is keyed by the cards
+    alone (and bounded). Dict reads and writes are atomic, so games in different threads
+    may share it."""
 
     def __init__(self) -> None:
-        self._loaded: dict[tuple[str, str], Agent] = {}
+        self._encoders: dict[Rules, Encoder] = {}
+        self._agents: dict[tuple[str, Rules], Agent] = {}
         self._lock = threading.Lock()
 
-    def get(self, spec: str, rules: Rules, seed: int) -> Agent:
-        if ":" not in spec:
+    def encoder(self, rules: Rules) -> Encoder:
+        """The one Encoder of `rules`."""
+        with self._lock:
+            if rules not in self._encoders:
+                self._encoders[rules] = Encoder(rules)
+            return self._encoders[rules]
+
+    def agent(self, spec: str, rules: Rules, seed: int) -> Agent:
+        """An agent of `spec` for a game under `rules`: the shared copy of a stateless kind
+        (`STATELESS_KINDS`, "kind:path"), else a new one reset with `seed`. ValueError when
+        the spec cannot play these rules."""
+        if ":" not in spec and spec not in STATELESS_KINDS:
             agent = make_agent(spec, rules, seed)
             if hasattr(agent, "reset"):
                 agent.reset(seed)
             return agent
-        key = (spec, rules.preset)
+        key = (spec, rules)
         with self._lock:
-            if key not in self._loaded:
-                self._loaded[key] = make_agent(spec, rules, seed)
-            return self._loaded[key]
+            if key not in self._agents:
+                self._agents[key] = make_agent(spec, rules, seed)
+            return self._agents[key]
 
 
 @dataclass
 class GameSession:
-    """One game: the engine, the human's seat and token, the bots and their specs."""
+    """One game: the engine, the human's seat and token, the bots and their specs, and the
+    encoder of its rules (shared by the store's games: `SharedParts`)."""
 
     game: Game
     seat: int
     specs: dict[int, str]
     bots: dict[int, Agent]
+    encoder: Encoder
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     lock: threading.Lock = field(default_factory=threading.Lock)
     touched: float = field(default_factory=time.monotonic)
     #: The role step each event of `game.log` answered (`step_logged`).
     steps: list[str | None] = field(init=False)
-    encoder: Encoder = field(init=False)
 
     def __post_init__(self) -> None:
-        self.encoder = Encoder(self.game.rules)
         self.steps = [None] * len(self.game.log)
 
     @property
@@ -118,8 +143,9 @@ class GameSession:
             except TypeError as err:
                 raise BadRequest(str(err)) from None
         else:
-            if not isinstance(move, str):
-                raise BadRequest(f'"move" is text (cards such as 888+SJ, "pass", a decision name), got {move!r}')
+            if not isinstance(move, str) or len(move) > MAX_MOVE_CHARS:
+                raise BadRequest(f'"move" is text of at most {MAX_MOVE_CHARS} characters (cards such as 888+SJ, '
+                                 f'"pass", a decision name), got {shown(move)}')
             action = self.parse_move(move)
         try:
             step_logged(self.game, action, self.steps)
@@ -141,7 +167,7 @@ class GameSession:
             raise BadRequest(f"{name} is not a choice now; choose one of: {choices}")
         if game.phase == ROLE:
             choices = ", ".join(r["label"] for r in rows)
-            raise BadRequest(f"{text!r} is not a choice now (role phase, no cards are played yet); choose one of: "
+            raise BadRequest(f"{shown(text)} is not a choice now (role phase, no cards are played yet); choose one of: "
                              f"{choices}")
         try:
             play = parse_play(text, game.rules)
@@ -177,10 +203,13 @@ class GameSession:
 
 
 class SessionStore:
-    """The games of one server, by id; `specs` are the opponents a page may choose."""
+    """The games of one server, by id; `specs` are the opponents a page may choose.
+
+    Deals come from unpredictable seeds, unless the store is given `seed`: then game n's
+    seed is derived from (seed, n), so a test server deals the same games on every run."""
 
     def __init__(self, specs: Sequence[str], default_preset: str = "jj", hint_spec: str | None = None,
-                 max_games: int = MAX_GAMES) -> None:
+                 max_games: int = MAX_GAMES, seed: int | None = None) -> None:
         if default_preset not in PRESETS:
             raise ValueError(f"unknown preset {default_preset!r}; presets: {', '.join(PRESETS)}")
         self.specs = list(dict.fromkeys(specs))
@@ -189,37 +218,42 @@ class SessionStore:
         self.default_preset = default_preset
         self.hint_spec = hint_spec
         self.max_games = max_games
-        self.agents = AgentFactory()
+        self._seeds = None if seed is None else np.random.SeedSequence(seed)
+        self.parts = SharedParts()
         self._games: dict[str, GameSession] = {}
+        self._created = 0
+        self._hint_presets: list[str] | None = None
         self._lock = threading.Lock()
 
     def create(self, preset: Any, seat: Any, opponents: Any, seed: int | None = None) -> tuple[str, GameSession]:
         """A new game with the human at `seat` and `opponents` (one spec for the four other
         seats, or a list of four in seat order) from the allowed specs. The bots have not
-        moved yet (`advance`). `seed` is for tests and scripts; the page never sends one."""
-        if preset not in PRESETS:
-            raise BadRequest(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
-        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
-            raise BadRequest(f"seat must be an integer 0..{NUM_SEATS - 1}, got {seat!r}")
+        moved yet (`advance`). `seed` is for tests and scripts; the page never sends one.
+        A refused game (BadRequest) changes nothing."""
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise BadRequest(f"unknown preset {shown(preset)}; presets: {', '.join(PRESETS)}")
+        check_int(seat, "seat", 0, NUM_SEATS - 1)
         others = [s for s in range(NUM_SEATS) if s != seat]
         if isinstance(opponents, str):
             opponents = [opponents] * len(others)
-        if not isinstance(opponents, list) or len(opponents) != len(others):
-            raise BadRequest(f"opponents is one agent spec or a list of {len(others)} (for seats {others})")
+        if not isinstance(opponents, list) or len(opponents) != len(others) or not all(
+                isinstance(spec, str) for spec in opponents):
+            raise BadRequest(f"opponents is one agent spec or a list of {len(others)} (for seats {others}), "
+                             f"got {shown(opponents)}")
         for spec in opponents:
             if spec not in self.specs:
-                raise BadRequest(f"opponent {spec!r} is not offered by this server; choose from {self.specs}")
+                raise BadRequest(f"opponent {shown(spec)} is not offered by this server; choose from {self.specs}")
         rules = get_rules(preset)
-        game = Game(rules, seed=seed)
+        game = Game(rules, seed=self._next_seed() if seed is None else seed)
         specs, bots = {}, {}
         for s, spec in zip(others, opponents, strict=True):
             agent_seed = int(np.random.SeedSequence([game.seed, s]).generate_state(1)[0])
             try:
-                bots[s] = self.agents.get(spec, rules, agent_seed)
+                bots[s] = self.parts.agent(spec, rules, agent_seed)
             except ValueError as err:
                 raise BadRequest(f"opponent {spec!r} cannot play preset {preset!r}: {err}") from None
             specs[s] = spec
-        session = GameSession(game, seat, specs, bots)
+        session = GameSession(game, seat, specs, bots, self.parts.encoder(rules))
         game_id = secrets.token_urlsafe(16)
         with self._lock:
             if len(self._games) >= self.max_games:
@@ -227,6 +261,16 @@ class SessionStore:
                 del self._games[oldest]
             self._games[game_id] = session
         return game_id, session
+
+    def _next_seed(self) -> int | None:
+        """The seed of the next new game: None (Game draws a fresh one) without a store seed,
+        else the n-th seed of the store's SeedSequence, below 2**63 like Game's own."""
+        if self._seeds is None:
+            return None
+        with self._lock:
+            n, self._created = self._created, self._created + 1
+        state = np.random.SeedSequence(self._seeds.entropy, spawn_key=(n,)).generate_state(1, np.uint64)[0]
+        return int(state >> np.uint64(1))
 
     def get(self, game_id: str, token: str | None) -> GameSession:
         """The game `game_id` if `token` is its player's; NotFound / Forbidden otherwise."""
@@ -244,9 +288,24 @@ class SessionStore:
         if self.hint_spec is None:
             raise Conflict("this server gives no hints (start it with --hints SPEC)")
         try:
-            return self.agents.get(self.hint_spec, rules, 0)
+            return self.parts.agent(self.hint_spec, rules, 0)
         except ValueError as err:
             raise Conflict(f"no hints for preset {rules.preset!r}: {err}") from None
+
+    def hint_presets(self) -> list[str]:
+        """The presets whose games get hints (`hint_agent` succeeds; a checkpoint agent
+        plays only the rules it was trained on), found once: the page offers its hint
+        button only there. Empty when hints are off."""
+        if self._hint_presets is None:
+            found = []
+            for preset in PRESETS:
+                try:
+                    self.hint_agent(get_rules(preset))
+                except Conflict:
+                    continue
+                found.append(preset)
+            self._hint_presets = found
+        return self._hint_presets
 
     def __len__(self) -> int:
         return len(self._games)

@@ -19,13 +19,44 @@ from baohuang_env.encoding import Encoder
 from baohuang_env.replay import save_replay
 from baohuang_web.sessions import SessionStore
 
-from web_helpers import SPECS, client_for, play_game, start_game
+from web_helpers import SPECS, client_for, play_game, seeded_store, start_game
 
 
 def test_options_list_the_presets_the_offered_opponents_and_the_hint_agent():
     data = client_for().get("/api/options").json()
     assert data["opponents"] == SPECS and data["hints"] == "greedy" and data["preset"] == "jj"
     assert "weihai" in data["presets"] and data["replays"] == []
+    assert data["hint_presets"] == data["presets"]  # a scripted bot plays every preset
+
+
+def test_options_list_no_hint_presets_when_hints_are_off():
+    assert client_for(seeded_store()).get("/api/options").json()["hint_presets"] == []
+
+
+def test_hint_presets_are_exactly_the_presets_whose_games_get_hints():
+    """The shipped DMC checkpoint plays jj only: the page offers its hints there alone, and
+    a game of any other preset is refused hints (409)."""
+    pytest.importorskip("torch")
+    client = client_for(seeded_store(hint_spec="dmc:agents/pretrained/dmc_jj.pt"))
+    options = client.get("/api/options").json()
+    assert options["hint_presets"] == ["jj"]
+    for preset in options["presets"]:
+        game_id, headers, _ = start_game(client, preset, seat=0)
+        _to_human_turn(client, game_id, headers)
+        status = client.get(f"/api/games/{game_id}/hints", headers=headers).status_code
+        assert status == (200 if preset in options["hint_presets"] else 409), preset
+
+
+def test_a_seeded_store_deals_the_same_games_on_every_run_and_a_default_one_does_not():
+    def seeds(store: SessionStore) -> list[int]:
+        client = client_for(store)
+        ids = [start_game(client, seat=s)[0] for s in range(3)]
+        return [store._games[i].game.seed for i in ids]
+
+    first = seeds(SessionStore(SPECS, seed=7))
+    assert first == seeds(SessionStore(SPECS, seed=7)) and len(set(first)) == 3
+    assert first != seeds(SessionStore(SPECS, seed=8))
+    assert set(seeds(SessionStore(SPECS))).isdisjoint(seeds(SessionStore(SPECS)))  # fresh entropy per game
 
 
 def test_the_pages_and_their_scripts_are_served():
@@ -102,7 +133,7 @@ def test_typed_moves_card_notation_pass_and_decision_names_are_understood():
 
 
 def test_hints_show_an_agents_choice_from_the_seats_view():
-    store = SessionStore(SPECS, hint_spec="heuristic")
+    store = seeded_store(hint_spec="heuristic")
     client = client_for(store)
     game_id, headers, _ = start_game(client, seat=2)
     view = _to_human_turn(client, game_id, headers, phase="play")
@@ -116,7 +147,7 @@ def test_hints_show_an_agents_choice_from_the_seats_view():
 
 def test_dmc_hints_list_the_top_moves_with_their_q_values_best_first():
     pytest.importorskip("torch")
-    store = SessionStore(SPECS, hint_spec="dmc:agents/pretrained/dmc_jj.pt")
+    store = seeded_store(hint_spec="dmc:agents/pretrained/dmc_jj.pt")
     client = client_for(store)
     game_id, headers, _ = start_game(client, seat=0)
     view = _to_human_turn(client, game_id, headers, phase="play")
@@ -156,7 +187,7 @@ def _refusals(client, game_id, headers, other_headers):
 
 
 def test_refused_requests_get_a_4xx_with_a_clear_message_and_change_nothing():
-    store = SessionStore(SPECS, hint_spec="greedy")
+    store = seeded_store(hint_spec="greedy")
     client = client_for(store)
     game_id, headers, _ = start_game(client, seat=0)
     _, other_headers, _ = start_game(client, seat=0)
@@ -172,7 +203,7 @@ def test_refused_requests_get_a_4xx_with_a_clear_message_and_change_nothing():
 
 
 def test_acting_out_of_turn_is_refused_and_changes_nothing():
-    store = SessionStore(SPECS)
+    store = seeded_store()
     client = client_for(store)
     for seat in range(NUM_SEATS):  # a seat that is not to act first
         game_id, headers, view = start_game(client, seat=seat)
@@ -194,7 +225,7 @@ def test_acting_out_of_turn_is_refused_and_changes_nothing():
     ({"opponents": ["greedy"]}, "list of 4"),
 ])
 def test_a_new_game_with_bad_settings_is_refused(body, words):
-    store = SessionStore(SPECS)
+    store = seeded_store()
     r = client_for(store).post("/api/games", json=body)
     assert r.status_code == 400 and words in r.json()["error"]
     assert len(store) == 0
@@ -206,7 +237,7 @@ def test_an_oversized_body_is_refused():
 
 
 def test_the_store_keeps_at_most_max_games_and_drops_the_least_recently_used():
-    store = SessionStore(SPECS, max_games=2)
+    store = seeded_store(max_games=2)
     client = client_for(store)
     first, h1, _ = start_game(client)
     second, h2, _ = start_game(client)
@@ -244,8 +275,8 @@ def test_replay_frames_step_through_the_game_in_the_chosen_view():
 
 @pytest.mark.parametrize("record, words", [
     ([1, 2], "JSON object"),
-    ({"format": "baohuang-replay"}, '"actions"'),
-    ({"format": "baohuang-replay", "actions": []}, "not a valid replay"),
+    ({"format": "baohuang-replay"}, "missing the field(s) rules, seed, actions"),
+    ({"format": "baohuang-replay", "actions": [], "rules": {}, "seed": 1, "version": 0}, "not a valid replay"),
     ("not json", "JSON"),
 ])
 def test_a_bad_replay_is_refused_with_what_is_wrong(record, words):

@@ -27,7 +27,7 @@ from baohuang_env.text import hand_text
 from baohuang_web.sessions import GameSession, SessionStore, step_logged
 from baohuang_web.views import VIEW_KEYS, card_list
 
-from web_helpers import SPECS, client_for, play_game, start_game
+from web_helpers import client_for, play_game, seeded_store, start_game
 
 
 def _leak_checker(store: SessionStore, game_id: str, seat: int, seen: dict):
@@ -63,7 +63,7 @@ def _leak_checker(store: SessionStore, game_id: str, seat: int, seen: dict):
 
 @pytest.mark.parametrize("preset", ["jj", "lianzhong_classic"])
 def test_no_payload_of_a_whole_game_shows_another_seats_cards_the_hidden_guard_or_the_seed(preset):
-    store = SessionStore(SPECS, hint_spec="greedy")
+    store = seeded_store(hint_spec="greedy")
     client = client_for(store)
     rng = random.Random(5)
     seen = {"payloads": 0, "hidden_guard": 0}
@@ -95,7 +95,7 @@ def _twin(game: Game, seat: int) -> tuple[Game, tuple[int, int]] | None:
 
 def _session(game: Game, seat: int) -> GameSession:
     specs = {s: "greedy" for s in range(NUM_SEATS) if s != seat}
-    return GameSession(game, seat, specs, {})
+    return GameSession(game, seat, specs, {}, Encoder(game.rules))
 
 
 @pytest.mark.parametrize("seat", range(NUM_SEATS))

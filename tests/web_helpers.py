@@ -1,5 +1,6 @@
-"""Shared by the web tests: a server store with fast bots, and a whole game played through
-the HTTP API (the bots move through `advance`, the human picks a move at random)."""
+"""Shared by the web tests: a seeded server store with fast bots (every test deals the same
+games on every run), and a whole game played through the HTTP API (the bots move through
+`advance`, the human picks a move at random)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,14 @@ from baohuang_web.app import create_app
 from baohuang_web.sessions import SessionStore
 
 SPECS = ["greedy", "random", "heuristic"]
+#: The seed of every test store's deals (`SessionStore(seed=...)`).
+STORE_SEED = 2024
+
+
+def seeded_store(**options: Any) -> SessionStore:
+    """A store offering SPECS whose games are dealt from STORE_SEED (`options`: the other
+    SessionStore settings)."""
+    return SessionStore(SPECS, seed=STORE_SEED, **options)
 
 
 def stop_server(proc: subprocess.Popen) -> None:
@@ -27,7 +36,7 @@ def stop_server(proc: subprocess.Popen) -> None:
 def client_for(store: SessionStore | None = None, replays: list[str] | None = None):
     from starlette.testclient import TestClient
 
-    return TestClient(create_app(store if store is not None else SessionStore(SPECS, hint_spec="greedy"), replays))
+    return TestClient(create_app(store if store is not None else seeded_store(hint_spec="greedy"), replays))
 
 
 def start_game(client, preset: str = "jj", seat: int = 0, opponents: Any = "greedy") -> tuple[str, dict, dict]:
