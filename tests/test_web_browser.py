@@ -112,43 +112,261 @@ def _click_and_wait(page, locator) -> None:
     assert not page.inner_text("#error"), page.inner_text("#error")
 
 
-def test_a_whole_game_is_played_through_the_page(server, page):
-    url, _ = server
-    rng = random.Random(3)
+def _new_game(page, url: str, seat: int = 2, auto_forced: bool = False, preset: str | None = None) -> None:
+    """Start a game from the setup form: the human at `seat`, the bots instant; with
+    `auto_forced` off the test clicks every move itself, forced ones too."""
     page.goto(url + "/")
-    page.select_option("#seat", "2")
+    if preset is not None:
+        page.select_option("#preset", preset)
+    page.select_option("#seat", str(seat))
     page.select_option("#opponent-0", "random")
     page.select_option("#speed", "0")
+    if page.locator("#auto-forced").count():  # (so that this runs on pages from before the option, too)
+        page.set_checked("#auto-forced", auto_forced)
     page.click("#start")
-    clicks = typed = hinted = 0
+
+
+def _game_of(page, url: str) -> tuple[dict, dict]:
+    """The server's replay record of the page's game (as Python reads it: exact integers)
+    and the player's view, asked with the page's own game id and token."""
+    game_id, token = page.evaluate("() => [state.id, state.token]")
+    answers = []
+    for path in (f"/api/games/{game_id}/replay", f"/api/games/{game_id}"):
+        request = urllib.request.Request(url + path, headers={"X-Player-Token": token})
+        with urllib.request.urlopen(request, timeout=10) as r:
+            answers.append(json.load(r))
+    return answers[0], answers[1]
+
+
+def _play_to_the_end(page, rng: random.Random, typed: bool, hinted: bool) -> int:
+    """Click random moves until the result shows; type one move and ask one hint when asked.
+    Returns the number of clicks."""
+    clicks = 0
     for _ in range(300):
         if _wait_turn_or_result(page):
-            break
+            return clicks
         moves = page.locator("#moves button.move")
         assert moves.count() > 0
-        if page.inner_text("#status").find("phase: play") >= 0 and not hinted:
+        if not hinted and "phase: play" in page.inner_text("#status"):
             page.click("#hint-button")
             page.wait_for_selector("#hints li", timeout=WAIT_MS)
             assert "greedy would play" in page.inner_text("#hints")
-            hinted += 1
+            hinted = True
         if not typed and page.locator("#moves button.play").count():
             page.fill("#typed", page.locator("#moves button.play").first.inner_text())
             _click_and_wait(page, page.locator("#typed-form button"))
-            typed += 1
+            typed = True
             continue
         _click_and_wait(page, moves.nth(rng.randrange(moves.count())))
         clicks += 1
-    else:
-        raise AssertionError("no result after 300 turns")
-    assert clicks and typed and hinted
+    raise AssertionError("no result after 300 turns")
+
+
+def _shown_scores(page) -> dict[int, int]:
+    """The result table on the page: seat -> score, read by the column headers."""
+    rows = page.locator("#result .scores tr").all()
+    head = rows[0].locator("th").all_inner_texts()
+    seat, score = head.index("seat"), head.index("score")
+    scores = {}
+    for row in rows[1:]:
+        cells = row.locator("td").all_inner_texts()
+        scores[int(cells[seat].split()[0])] = int(cells[score])
+    return scores
+
+
+def test_a_whole_game_with_a_63_bit_seed_is_played_and_its_saved_replay_is_exact(server, page, tmp_path):
+    """The deal seed is 63 bits and JS numbers keep 53: the page must hand on the server's
+    replay text untouched (the save link, the replay viewer), or the replay names another deal."""
+    url, _ = server
+    rng = random.Random(3)
+    for games in range(1, 6):  # a random seed is above 2**53 with probability 1 - 2**-10
+        _new_game(page, url)
+        _play_to_the_end(page, rng, typed=games > 1, hinted=games > 1)
+        record, view = _game_of(page, url)
+        if record["seed"] > 2**53:
+            break
+    assert record["seed"] > 2**53, f"five deals in a row had a seed below 2**53: {record['seed']}"
+    scores = record["result"]["scores"]
     assert page.locator("#result .scores tr").count() == 6  # a header and five seats
+    assert _shown_scores(page) == dict(enumerate(scores))
     assert page.locator("#table tr.me td").nth(1).inner_text() == "you"
     assert page.locator("#log li").count() > 50
+    end_screen = {"winner": page.locator("#result .winner").all_inner_texts(),
+                  "score_lines": page.locator("#result .score-lines li").all_inner_texts()}
+
+    # the saved file is the server's record, integer for integer
     page.wait_for_function("() => document.getElementById('save-replay').href.startsWith('blob:')",
                            timeout=WAIT_MS)
+    with page.expect_download() as download:
+        page.click("#save-replay")
+    saved = tmp_path / "saved.json"
+    download.value.save_as(saved)
+    assert json.loads(saved.read_text(encoding="utf-8")) == record
+
+    # `baohuang replay` replays it to the same scores
+    cli = subprocess.run([sys.executable, "-m", "baohuang_cli.cli", "replay", str(saved)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    assert f"seed {record['seed']}," in cli.stdout
+    assert "checked: replaying the actions reproduces the recorded result" in cli.stdout
+    assert "scores: " + "  ".join(f"seat {s}: {v:+d}" for s, v in enumerate(scores)) in cli.stdout
+
+    # the replay viewer, from the page's link and from the saved file, ends with the same result
+    page.click("#watch-replay")
+    page.wait_for_selector("#viewer:not([hidden]), #error:not([hidden])", timeout=WAIT_MS)
+    assert not page.inner_text("#error"), page.inner_text("#error")
+    page.click("#last")
+    assert _frame(page) == (len(record["actions"]), len(record["actions"]))
+    assert _shown_scores(page) == dict(enumerate(scores))
+    viewer_winner = page.locator("#result .winner").all_inner_texts()
+    page.reload()
+    page.set_input_files("#file", str(saved))
+    page.wait_for_selector("#viewer:not([hidden])", timeout=WAIT_MS)
+    page.click("#last")
+    assert _shown_scores(page) == dict(enumerate(scores))
     assert page.errors == []
-    page.click("#new-game")
+
+    # the end screen said who won and why the scores are what they are
+    result = view["result"]
+    assert end_screen["winner"] == viewer_winner == [result["winner"]]
+    assert any(w in result["winner"] for w in ("wins", "win against", "draw", "No winner"))
+    assert end_screen["score_lines"] == result["score_lines"]
+    res = record["result"]
+    if res["end"] == "played" and res["solo"] == "none":
+        places = res["places"]
+        assert result["score_lines"][0].startswith(
+            f"JJ formula: g = 6 − (emperor's place {places[res['emperor']]} + guard's place {places[res['guard']]})")
+    page.goto(url + "/")
+
+
+def test_new_game_returns_to_the_setup(server, page):
+    url, _ = server
+    _new_game(page, url)
+    page.wait_for_selector("#game:not([hidden])", timeout=WAIT_MS)
+    page.evaluate("() => newGame()")
     assert page.locator("#setup").is_visible() and not page.locator("#game").is_visible()
+
+
+def _log_at_bottom(page) -> bool:
+    """Whether "What happened" overflows its box and shows its newest line."""
+    return page.evaluate("() => { const l = document.getElementById('log'); return l.scrollHeight > l.clientHeight "
+                         "&& l.scrollTop + l.clientHeight >= l.scrollHeight - 2; }")
+
+
+def test_an_only_move_is_played_after_a_visible_second_and_can_be_stopped(server, page):
+    url, _ = server
+    rng = random.Random(8)
+    _new_game(page, url, auto_forced=True)
+    stopped = waited = False
+    for _ in range(200):
+        if _wait_turn_or_result(page) or waited:
+            break
+        moves = page.locator("#moves button.move")
+        if moves.count() != 1:
+            _click_and_wait(page, moves.nth(rng.randrange(moves.count())))
+            continue
+        label = moves.first.inner_text()
+        assert page.inner_text("#forced").startswith(f"Only move: {label} — playing it in 1 s")
+        before = page.get_attribute("#game", "data-draws")
+        if not stopped:  # stop it: nothing happens, and the move waits for a click
+            page.click("#stop-forced")
+            assert not page.locator("#forced").is_visible()
+            page.wait_for_timeout(1500)
+            assert page.get_attribute("#game", "data-draws") == before
+            _click_and_wait(page, moves.first)
+            stopped = True
+            continue
+        started = time.monotonic()  # let it play itself
+        page.wait_for_function(f"() => document.getElementById('game').dataset.draws !== '{before}'",
+                               timeout=WAIT_MS)
+        assert time.monotonic() - started > 0.7, "the only move was played without a visible delay"
+        waited = True
+    assert stopped and waited, "fewer than two only-moves in the game"
+    assert page.errors == []
+
+
+def test_what_happened_follows_the_newest_line_unless_scrolled_up(server, page):
+    url, _ = server
+    rng = random.Random(4)
+    _new_game(page, url)
+    for _ in range(100):  # until the log overflows its box
+        assert not _wait_turn_or_result(page)
+        if page.evaluate("() => { const l = document.getElementById('log'); return l.scrollHeight > "
+                         "l.clientHeight + 50; }"):
+            break
+        moves = page.locator("#moves button.move")
+        _click_and_wait(page, moves.nth(rng.randrange(moves.count())))
+    assert _log_at_bottom(page), "the newest line of 'What happened' is out of sight"
+    newest = page.locator("#log li").last
+    assert newest.is_visible()
+    page.evaluate("() => { document.getElementById('log').scrollTop = 0; }")  # the reader scrolls up
+    moves = page.locator("#moves button.move")
+    _click_and_wait(page, moves.nth(rng.randrange(moves.count())))
+    assert page.evaluate("() => document.getElementById('log').scrollTop") == 0, "the log jumped while read"
+    page.evaluate("() => { const l = document.getElementById('log'); l.scrollTop = l.scrollHeight; }")
+    _wait_turn_or_result(page)
+    moves = page.locator("#moves button.move")
+    _click_and_wait(page, moves.nth(rng.randrange(moves.count())))
+    assert _log_at_bottom(page)
+
+
+def test_the_round_table_shows_each_seats_last_play_and_fits_a_phone(server, page, tmp_path):
+    url, _ = server
+    rng = random.Random(6)
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        _new_game(page, url, seat=3)
+        for _ in range(150):  # until a play is on the table at the human's turn
+            assert not _wait_turn_or_result(page)
+            if page.inner_text("#trick").startswith("to beat:"):
+                break
+            moves = page.locator("#moves button.move")
+            _click_and_wait(page, moves.nth(rng.randrange(moves.count())))
+        else:
+            raise AssertionError("no play to beat in 150 turns")
+        page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+        # nothing wider than the phone, and whose turn it is in sight
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        for indicator in ("#table tr.acting td.status", ".round .seat-box.acting .to-act"):
+            box = page.locator(indicator).bounding_box()
+            assert page.locator(indicator).inner_text().strip().endswith("to act")
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, indicator
+        # the human sits at the bottom, in front of the others
+        me = page.locator(".round .seat-box.bottom")
+        assert me.get_attribute("data-seat") == "3" and "(you)" in me.inner_text()
+        bottom = me.bounding_box()["y"]
+        for other in page.locator(".round .seat-box:not(.bottom)").all():
+            assert other.bounding_box()["y"] < bottom
+        # the play to beat lies in front of the seat that made it
+        words = page.inner_text("#trick").split()  # "to beat: 888+SJ by seat 4"
+        play, by = words[2], words[-1]
+        cards = page.locator(f".round .seat-box[data-seat='{by}'] .last-play .card").all_inner_texts()
+        assert "".join(cards) == play.replace("+", "")
+    finally:
+        page.set_viewport_size({"width": 1100, "height": 900})
+
+
+def test_the_hint_button_shows_only_in_presets_the_hint_agent_plays(server, page):
+    url, _ = server
+
+    def only_weihai(route):
+        response = route.fetch()
+        route.fulfill(response=response, json={**response.json(), "hint_presets": ["weihai"]})
+
+    page.route("**/api/options", only_weihai)
+    try:
+        _new_game(page, url, preset="jj")
+        page.wait_for_selector("#game:not([hidden])", timeout=WAIT_MS)
+        assert page.get_attribute("#hint-button", "hidden") is not None
+        assert page.locator("#no-hints").get_attribute("hidden") is None
+        assert "No hints in jj" in page.text_content("#no-hints")
+        _new_game(page, url, preset="weihai")
+        page.wait_for_selector("#game:not([hidden])", timeout=WAIT_MS)
+        assert page.get_attribute("#hint-button", "hidden") is None
+        assert page.get_attribute("#no-hints", "hidden") is not None
+    finally:
+        page.unroute("**/api/options")
+    assert page.errors == []
 
 
 def _frame(page) -> tuple[int, int]:

@@ -3,7 +3,10 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = {id: null, token: null, seat: 0, shown: 0, timer: null, options: null, busy: false, draws: 0};
+const state = {id: null, token: null, seat: 0, shown: 0, timer: null, forced: null, options: null, busy: false,
+  draws: 0, preset: null};
+// How long an only legal move waits, visibly, before the page plays it.
+const FORCED_DELAY_MS = 1000;
 
 async function api(method, path, body) {
   const headers = {"Content-Type": "application/json"};
@@ -12,6 +15,28 @@ async function api(method, path, body) {
   const data = await response.json().catch(() => ({error: `the server answered ${response.status}`}));
   if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
   return data;
+}
+
+// The server's answer as text, untouched. A replay must never pass through JSON.parse: its
+// deal seed is a 63-bit integer and JS numbers keep 53 bits, so a parsed-and-rewritten
+// replay names another deal and no longer replays.
+async function apiText(path) {
+  const response = await fetch(path, {headers: {"X-Player-Token": state.token}});
+  const text = await response.text();
+  if (!response.ok) {
+    let message = `the server answered ${response.status}`;
+    try { message = JSON.parse(text).error || message; } catch (err) { /* not JSON: keep the status */ }
+    throw new Error(message);
+  }
+  return text;
+}
+
+// Hints come from one agent, which may not play every preset; an older server sends no
+// list, and then hints are offered in every preset.
+function hintsFor(preset) {
+  const options = state.options;
+  if (!options.hints) return false;
+  return !Array.isArray(options.hint_presets) || options.hint_presets.includes(preset);
 }
 
 function fillSetup(options) {
@@ -45,14 +70,19 @@ async function start() {
   try {
     state.token = null;
     const data = await api("POST", "/api/games", {preset: $("preset").value, seat: Number($("seat").value), opponents});
-    Object.assign(state, {id: data.game_id, token: data.token, seat: data.view.seat, shown: 0});
+    Object.assign(state, {id: data.game_id, token: data.token, seat: data.view.seat, shown: 0,
+      preset: data.view.preset});
     $("log").replaceChildren();
     $("result").replaceChildren();
     $("hints").replaceChildren();
     $("setup").hidden = true;
     $("game").hidden = false;
     $("after").hidden = true;
-    $("hint-button").hidden = !state.options.hints;
+    const hints = hintsFor(state.preset);
+    $("hint-button").hidden = !hints;
+    $("no-hints").hidden = hints || !state.options.hints;
+    $("no-hints").textContent = `No hints in ${state.preset}: the hint agent (${state.options.hints}) ` +
+      `cannot play these rules.`;
     draw(data.view);
   } catch (err) {
     showError($("setup-error"), err.message);
@@ -63,9 +93,10 @@ function draw(view) {
   state.draws += 1;
   $("game").dataset.draws = String(state.draws);  // tells a watcher (the browser test) that the view changed
   state.shown += view.events.length;
-  for (const line of view.events) $("log").append(el("li", {}, line));
+  appendLog(view.events);
   $("status").textContent = `${view.preset} rules, play goes ${view.direction}; phase: ${view.phase}` +
     (view.over ? "" : `; to act: seat ${view.to_act}` + (view.your_turn ? " (you)" : ""));
+  $("round").replaceChildren(roundNode(view, view.seat));
   $("table").replaceChildren(tableNode(view, view.seat));
   $("trick").textContent = trickText(view);
   $("hand").replaceChildren(handNode(view.hand));
@@ -74,6 +105,7 @@ function draw(view) {
   $("own-role").textContent = view.own_role;
   $("turn").hidden = !view.your_turn;
   $("hints").replaceChildren();
+  stopForced();
   if (view.your_turn) drawMoves(view);
   if (view.over) {
     $("result").replaceChildren(el("h3", {}, "Result"), resultNode(view.result, view.seat));
@@ -82,6 +114,14 @@ function draw(view) {
   } else if (!view.your_turn) {
     scheduleBots();
   }
+}
+
+// "What happened" follows the newest line, unless the reader has scrolled up to read.
+function appendLog(lines) {
+  const log = $("log");
+  const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+  for (const line of lines) log.append(el("li", {}, line));
+  if (atBottom) log.scrollTop = log.scrollHeight;
 }
 
 function drawMoves(view) {
@@ -93,11 +133,28 @@ function drawMoves(view) {
       title: move.help || move.label, onclick: () => send({action: move.id})}, move.label);
     box.append(button);
   }
+  if (view.moves.length === 1 && $("auto-forced").checked) startForced(view.moves[0]);
+}
+
+// An only legal move (often a pass) needs no thought: say so, and play it after a short
+// delay that the player can stop (the button stays, to play it by hand).
+function startForced(move) {
+  const stop = el("button", {id: "stop-forced", type: "button", onclick: stopForced}, "stop");
+  $("forced").replaceChildren(`Only move: ${move.label} — playing it in ${FORCED_DELAY_MS / 1000} s `, stop);
+  $("forced").hidden = false;
+  state.forced = setTimeout(() => { state.forced = null; send({action: move.id}); }, FORCED_DELAY_MS);
+}
+
+function stopForced() {
+  clearTimeout(state.forced);
+  state.forced = null;
+  $("forced").hidden = true;
 }
 
 async function send(body) {
   if (state.busy) return;
   state.busy = true;
+  stopForced();
   showError($("error"), "");
   try {
     draw(await api("POST", `/api/games/${state.id}/action?since=${state.shown}`, body));
@@ -142,8 +199,7 @@ async function showHints() {
 
 async function loadReplay() {
   try {
-    const record = await api("GET", `/api/games/${state.id}/replay`);
-    const text = JSON.stringify(record);
+    const text = await apiText(`/api/games/${state.id}/replay`);  // as sent: see apiText
     $("save-replay").href = URL.createObjectURL(new Blob([text], {type: "application/json"}));
     localStorage.setItem("baohuang-last-replay", text);
   } catch (err) {
@@ -153,6 +209,7 @@ async function loadReplay() {
 
 function newGame() {
   clearTimeout(state.timer);
+  stopForced();
   Object.assign(state, {id: null, token: null, shown: 0});
   $("game").hidden = true;
   $("setup").hidden = false;

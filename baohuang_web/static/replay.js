@@ -49,6 +49,7 @@ function show(i) {
   $("position").textContent = `move ${state.at} of ${n}`;
   $("action").textContent = state.at === 0 ? "the deal" : `move ${state.at}: ${frame.action}`;
   $("events").replaceChildren(...frame.events.map((line) => el("li", {}, line)));
+  $("round").replaceChildren(roundNode(frame, viewer));
   $("table").replaceChildren(tableNode(frame, viewer));
   $("trick").textContent = trickText(frame);
   $("seat-hand").hidden = viewer === null;
@@ -72,6 +73,7 @@ async function given() {
   }
 }
 
+// The file goes to the server as the text it is (never parsed here: JS numbers would round its 63-bit seed).
 $("file").addEventListener("change", async () => {
   const file = $("file").files[0];
   if (!file) return;
