@@ -66,11 +66,20 @@ function roundNode(view, mySeat) {
   return box;
 }
 
+// A player's name short enough for a seat box: a checkpoint "dmc:agents/pretrained/dmc_jj.pt"
+// as "dmc:dmc_jj" (the list beside the round table keeps the whole name).
+function shortName(name) {
+  const colon = name.indexOf(":");
+  if (colon < 0) return name;
+  const file = name.slice(colon + 1).split("/").pop().replace(/\.pt$/, "");
+  return `${name.slice(0, colon)}:${file}`;
+}
+
 function seatBox(s, where, mine) {
   const acting = s.status === "to act";
-  const title = `seat ${s.seat}` + (mine ? " (you)" : s.name.startsWith("seat ") ? "" : ` · ${s.name}`);
+  const title = `seat ${s.seat}` + (mine ? " (you)" : s.name.startsWith("seat ") ? "" : ` · ${shortName(s.name)}`);
   const box = el("div", {class: `seat-box ${where}` + (mine ? " me" : "") + (acting ? " acting" : ""),
-    "data-seat": String(s.seat)},
+    "data-seat": String(s.seat), title: s.name},
     el("div", {class: "who"}, title),
     el("div", {class: "about muted"}, `${s.role} · ${s.cards_left} cards` + (s.status && !acting ? ` · ${s.status}` : "")),
     acting ? el("div", {class: "to-act"}, "▶ to act") : null,
