@@ -12,6 +12,7 @@ A renamed key (`RENAMED_KEYS`) still loads under its old name, with a FutureWarn
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 import warnings
@@ -36,6 +37,17 @@ RENAMED_KEYS = {"objective": "reward_mode"}
 
 #: The folder of the shipped recipe configs (package data of `agents`).
 RECIPES = Path(str(files("agents") / "configs"))
+
+#: The values of `RunConfig.device` (checked here without importing torch; `agents.device`
+#: says what they mean on this machine).
+DEVICE_SPEC = re.compile(r"auto|cpu|cuda(:\d+)?")
+
+
+def check_device_spec(spec: Any) -> None:
+    """ValueError unless `spec` is one of auto, cpu, cuda, cuda:N (syntax only: whether such
+    a device is there is `agents.device.training_device`'s question)."""
+    if not isinstance(spec, str) or not DEVICE_SPEC.fullmatch(spec):
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {spec!r}")
 
 #: Where a trainer's actors or rollout workers run (`RunConfig.backend`).
 BACKENDS = ("local", "ray")
@@ -91,6 +103,10 @@ class RunConfig:
     ray_address: str = ""
     """With backend "ray": "" starts a Ray instance on this machine for the run (stopped at
     its end); "auto" or HOST:PORT joins a running cluster (`ray start --head` ...)."""
+    device: str = "auto"
+    """Where the learner's updates run: "auto" (the first CUDA device when torch sees one,
+    else the CPU), "cpu", "cuda" or "cuda:N" (refused before the run starts when there is no
+    such device). The actors and rollouts play on the CPU either way (`agents.device`)."""
     guard_head_weight: float = 0.0
     """Weight of the auxiliary guard-belief loss (`agents.guard_head`: predict the guard's
     seat from the acting seat's observation, trained on the hidden label); 0 leaves the head
@@ -108,6 +124,7 @@ class RunConfig:
             raise ValueError("set total_minutes or total_frames to a positive value")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        check_device_spec(self.device)
         if self.ray_address and self.backend != "ray":
             raise ValueError(f"ray_address={self.ray_address!r} needs backend=ray (the local backend runs no Ray)")
 

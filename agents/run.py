@@ -73,7 +73,7 @@ MID_RUN_KEYS = frozenset({
     "total_minutes", "total_frames",
     "log_seconds", "checkpoint_minutes", "eval_minutes",
     "eval_opponents", "eval_deals", "final_eval_deals",
-    "actors", "torch_threads", "backend", "ray_address",
+    "actors", "torch_threads", "backend", "ray_address", "device",
 })
 
 

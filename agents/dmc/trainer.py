@@ -25,6 +25,7 @@ from baohuang_env.rules import Rules
 
 from ..checkpoint import load_checkpoint
 from ..config import config_to_dict
+from ..device import learner_copy, sync_to, training_device
 from ..guard_head import GuardHead, guard_head_loss, guard_hidden
 from ..networks import ActionScorer
 from ..ray_backend import ray_session, require_ray
@@ -86,6 +87,7 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     the caller has built them already (`cfg.build_rules()`)."""
     if cfg.backend == "ray":
         require_ray()  # before the run directory exists
+    device = training_device(cfg.device)  # a missing GPU is refused before the run directory exists
     rules = cfg.build_rules() if rules is None else rules
     obs_size = observation_layout(rules).size
     action_size = action_row_size(rules, cfg.advice)
@@ -99,24 +101,32 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
 
     torch.set_num_threads(1)
     names = network_names(cfg.networks)
+    # `nets`: the CPU copy the actors read (shared memory); `learners`: what the optimizers
+    # update, the same objects on the CPU, copies on a GPU (`agents.device`)
     nets = [ActionScorer(obs_size, action_size, cfg.hidden, cfg.head) for _ in names]
     # the guard-belief head (agents.guard_head), one per network, trained with it
     heads = [GuardHead(cfg.hidden) for _ in names] if cfg.guard_head_weight > 0 else None
-    optimizers = [torch.optim.Adam([*net.parameters(), *(heads[i].parameters() if heads else ())],
-                                   lr=cfg.learning_rate) for i, net in enumerate(nets)]
     if run.checkpoint is not None:
-        for i, (name, net, opt) in enumerate(zip(names, nets, optimizers, strict=True)):
+        for i, (name, net) in enumerate(zip(names, nets, strict=True)):
             if heads:
                 heads[i].load_state_dict(run.checkpoint["models"][f"guard_head.{name}"])
             net.load_state_dict(run.checkpoint["models"][name])
-            opt.load_state_dict(run.checkpoint["optimizers"][name])
-        set_rng_state(run.checkpoint["rng"])
     elif initial is not None:
         for name, net in zip(names, nets, strict=True):
             net.load_state_dict(initial[name])
         print(f"[dmc] warm start from {cfg.init_from}", file=log, flush=True)
     for net in nets:
         net.share_memory()
+    learners = [learner_copy(net, device) for net in nets]
+    if heads:
+        heads = [head.to(device) for head in heads]
+    optimizers = [torch.optim.Adam([*net.parameters(), *(heads[i].parameters() if heads else ())],
+                                   lr=cfg.learning_rate) for i, net in enumerate(learners)]
+    if run.checkpoint is not None:
+        for name, opt in zip(names, optimizers, strict=True):
+            opt.load_state_dict(run.checkpoint["optimizers"][name])  # its state moves to the params' device
+        set_rng_state(run.checkpoint["rng"])
+    print(f"[dmc] learner on {device}", file=log, flush=True)
 
     def payload() -> dict[str, Any]:
         return checkpoint_payload(cfg, rules, nets, optimizers, counters, obs_size, action_size, heads)
@@ -131,16 +141,21 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             Transport = LocalActors
         actors = Transport(cfg, rules, nets, counters.frames, actor_seed, obs_size, action_size)
         stack.callback(actors.close)
-        clock = _learn(cfg, rules, run, nets, heads, optimizers, actors, payload, log)
+        clock = _learn(cfg, rules, run, (nets, learners), heads, optimizers, actors, payload, log)
     return run.finish(payload(), f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
                       f"{clock.minutes()}", log)
 
 
-def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], heads: list[GuardHead] | None,
-           optimizers: list, actors: Actors, payload: Callable[[], dict[str, Any]], log) -> RunClock:
+def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionScorer], list[ActionScorer]],
+           heads: list[GuardHead] | None, optimizers: list, actors: Actors, payload: Callable[[], dict[str, Any]],
+           log) -> RunClock:
     """The learner loop: take the chunks the actors send; when a network has a batch of them,
-    regress it on their Monte-Carlo returns (and train its guard-belief head, if any); log,
-    checkpoint and evaluate on the clock, until the budget is spent. Returns the clock."""
+    regress it on their Monte-Carlo returns (and train its guard-belief head, if any) on the
+    learner's device, and bring the new weights to the actors' copy; log, checkpoint and
+    evaluate on the clock, until the budget is spent. Returns the clock. `networks`: (the
+    actors' CPU copies, the learner's: the same objects on the CPU)."""
+    players, nets = networks
+    device = next(nets[0].parameters()).device
     names = network_names(cfg.networks)
     known_guard = observation_layout(rules)["known_guard"].span
     counters = run.counters
@@ -154,7 +169,8 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], hea
     def learn(net: int) -> None:
         """One regression step of network `net` on a batch of its chunks."""
         chunks, pending[net] = pending[net][:cfg.batch_slots], pending[net][cfg.batch_slots:]
-        obs, act, target, guard, taught, demo, other = (torch.cat(part) for part in zip(*chunks, strict=True))
+        obs, act, target, guard, taught, demo, other = (torch.cat(part).to(device)
+                                                        for part in zip(*chunks, strict=True))
         loss = torch.nn.functional.mse_loss(nets[net](obs, act), target)
         if cfg.teacher_margin > 0 and taught.any():  # kickstarting: rank the teacher's move first
             o = obs[taught]
@@ -170,6 +186,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], hea
         loss.backward()
         torch.nn.utils.clip_grad_norm_(nets[net].parameters(), cfg.max_grad_norm)
         optimizers[net].step()
+        sync_to(players[net], nets[net])
         counters.updates += 1
         counters.rows += target.numel()
         recent_loss[names[net]].append(loss.item())
@@ -211,7 +228,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, nets: list[ActionScorer], hea
             run.save(payload())
         if clock.due("eval"):
             with clock.evaluating():  # off the budget; the actors go on playing meanwhile
-                agent = DMCAgent(rules, nets, advice=cfg.advice)
+                agent = DMCAgent(rules, players, advice=cfg.advice)
                 log_eval(run.writer, agent, cfg, rules, counters.frames, cfg.eval_deals, log, tag="dmc")
     clock.tick()
     clock.write_minutes(run.writer, counters.frames)

@@ -26,6 +26,7 @@ from baohuang_eval import validate_specs
 
 from ..action_features import ActionFeatures
 from ..config import config_to_dict
+from ..device import learner_copy, sync_to, training_device
 from ..guard_head import guard_head_loss, guard_hidden
 from ..opponents import SELF, SNAPSHOTS, opponent_tag
 from ..ray_backend import ray_session, require_ray
@@ -59,10 +60,15 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
     """PPO's clipped objective over `batch` for cfg.update_epochs epochs of minibatches.
     Returns the `losses/*` figures (CleanRL's definitions, averaged over the last epoch)."""
     T = len(batch)
-    obs = torch.from_numpy(batch.obs)
+    device = features.device  # the learner's (`agents.device`): the batch goes there
+
+    def tensor(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a).to(device)
+
+    obs = tensor(batch.obs)
     offsets, counts = batch.offsets, batch.counts
-    choice, old_logp = torch.from_numpy(batch.choice), torch.from_numpy(batch.logp)
-    adv_all, ret, old_value = torch.from_numpy(batch.adv), torch.from_numpy(batch.ret), torch.from_numpy(batch.value)
+    choice, old_logp = tensor(batch.choice), tensor(batch.logp)
+    adv_all, ret, old_value = tensor(batch.adv), tensor(batch.ret), tensor(batch.value)
     n_mb = max(1, round(T / cfg.minibatch_size))
     if net.guard_head is not None:
         known_guard = observation_layout(cfg.build_rules())["known_guard"].span
@@ -72,7 +78,7 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
         for idx in np.array_split(torch.randperm(T).numpy(), n_mb):
             c = counts[idx]
             rows = np.repeat(offsets[idx] - (np.cumsum(c) - c), c) + np.arange(c.sum())
-            dist = net.distribution(obs[idx], torch.from_numpy(c), features[batch.actions[rows]])
+            dist = net.distribution(obs[idx], tensor(c), features[batch.actions[rows]])
             new_logp = dist.log_prob(choice[idx])
             entropy = dist.entropy().mean()
             new_value = net.get_value(obs[idx])
@@ -93,7 +99,7 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             if net.guard_head is not None and batch.guard is not None:  # the label enters the loss only
                 g_loss, g_acc, g_n = guard_head_loss(net.guard_head, net.policy.state(obs[idx]),
-                                                     torch.from_numpy(batch.guard[idx]),
+                                                     tensor(batch.guard[idx]),
                                                      guard_hidden(obs[idx], known_guard))
                 loss = loss + cfg.guard_head_weight * g_loss
                 stats["guard_head"].append(g_loss.item())
@@ -146,6 +152,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     the caller has built them already (`cfg.build_rules()`)."""
     if cfg.backend == "ray":
         require_ray()  # before the run directory exists
+    device = training_device(cfg.device)  # a missing GPU is refused before the run directory exists
     rules = cfg.build_rules() if rules is None else rules
     validate_specs(cfg.opponent_specs(), rules)  # a typo in opponent_mix fails now
     arch = architecture(cfg, rules)
@@ -154,16 +161,21 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     counters = run.counters
 
     torch.set_num_threads(cfg.torch_threads)
+    # `net`: the CPU copy the rollouts and the pool read; `learner`: what the optimizer
+    # updates, `net` itself on the CPU, a copy on a GPU (`agents.device`)
     net = ActorCritic(**arch)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     pool = OpponentPool(cfg.pool_size)
     if run.checkpoint is None:
         pool.add(net, 0)  # the initial policy: the pool is never empty
     else:
         net.load_state_dict(run.checkpoint["models"]["actor_critic"])
-        optimizer.load_state_dict(run.checkpoint["optimizer"])
         pool.load(run.checkpoint["pool"], net)
+    learner = learner_copy(net, device)
+    optimizer = torch.optim.Adam(learner.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    if run.checkpoint is not None:
+        optimizer.load_state_dict(run.checkpoint["optimizer"])  # its state moves to the params' device
         set_rng_state(run.checkpoint["rng"])
+    print(f"[ppo] learner on {device}", file=log, flush=True)
     seed = cfg.seed * 1000 + counters.updates
     with ExitStack() as stack:
         if cfg.backend == "ray":
@@ -175,19 +187,22 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             saved = None if run.checkpoint is None else run.checkpoint["rng"].get("rollouts")
             workers = LocalWorkers(cfg, rules, net, pool, seed, rng_state=saved)
         stack.callback(workers.close)
-        clock = _learn(cfg, rules, run, net, optimizer, pool, workers, log)
+        clock = _learn(cfg, rules, run, (net, learner), optimizer, pool, workers, log)
     return run.finish(checkpoint_payload(cfg, rules, net, optimizer, pool, workers, counters),
                       f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions "
                       f"trained on, {counters.updates} updates in {clock.minutes()}", log)
 
 
-def _learn(cfg: PPOConfig, rules: Rules, run: Run, net: ActorCritic, optimizer: torch.optim.Optimizer,
-           pool: OpponentPool, workers: Workers, log=sys.stderr) -> RunClock:
+def _learn(cfg: PPOConfig, rules: Rules, run: Run, networks: tuple[ActorCritic, ActorCritic],
+           optimizer: torch.optim.Optimizer, pool: OpponentPool, workers: Workers, log=sys.stderr) -> RunClock:
     """The learner loop: learning rate from the schedule; collect a rollout from the workers;
-    PPO epochs over it; snapshot into the pool on schedule or when the learner beats the
-    pool; log; checkpoint; evaluate; until the budget is spent. Returns the clock."""
+    PPO epochs over it on the learner's device, and the new weights back to the rollouts'
+    copy; snapshot into the pool on schedule or when the learner beats the pool; log;
+    checkpoint; evaluate; until the budget is spent. Returns the clock. `networks`: (the
+    rollouts' CPU copy, the learner's: the same object on the CPU)."""
+    net, learner = networks
     counters, writer = run.counters, run.writer
-    features = torch.from_numpy(ActionFeatures(rules).table.copy())
+    features = torch.from_numpy(ActionFeatures(rules).table.copy()).to(next(learner.parameters()).device)
     agent = PPOAgent(rules, net)  # the live policy, for evaluations during training
     frames = counters.frames  # what the learner received, over all resumes
     clock = RunClock(cfg, counters, frames=lambda: frames)
@@ -203,7 +218,8 @@ def _learn(cfg: PPOConfig, rules: Rules, run: Run, net: ActorCritic, optimizer: 
         collected = workers.collect(cfg.rollout_decisions)
         torch.set_num_threads(cfg.torch_threads)
         batch, frames = collected.batch, frames + collected.frames
-        losses = ppo_update(net, optimizer, batch, cfg, features)
+        losses = ppo_update(learner, optimizer, batch, cfg, features)
+        sync_to(net, learner)
         counters.updates += 1
         counters.decisions += len(batch)
         for game in collected.finished:
