@@ -229,7 +229,7 @@ def test_a_whole_game_with_a_63_bit_seed_is_played_and_its_saved_replay_is_exact
     # the end screen said who won and why the scores are what they are
     result = view["result"]
     assert end_screen["winner"] == viewer_winner == [result["winner"]]
-    assert any(w in result["winner"] for w in ("wins", "win against", "draw", "No winner"))
+    assert any(w in result["winner"].lower() for w in ("win", "draw")), result["winner"]  # says who won
     assert end_screen["score_lines"] == result["score_lines"]
     res = record["result"]
     if res["end"] == "played" and res["solo"] == "none":
