@@ -40,6 +40,9 @@ def add_parser(sub) -> None:
                         "shipped agent of the game's preset); 'none' turns hints off")
     p.add_argument("--replays", nargs="*", default=[], metavar="PATH",
                    help="replay files or folders of them to offer in the replay viewer")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the deals (game n's deal follows from it and n), for tests and demos; "
+                        "default: unpredictable deals")
     p.add_argument("--max-games", type=positive_int, default=500,
                    help="games kept at once; the least recently used is dropped past it (default 500)")
 
@@ -61,7 +64,8 @@ def main(args) -> int:
     hints = args.hints
     for spec in [*specs, *([hints] if hints != "none" else [])]:
         check_spec(spec)
-    store = SessionStore(specs, args.preset, None if hints == "none" else hints, args.max_games)
+    store = SessionStore(specs, args.preset, None if hints == "none" else hints, args.max_games, seed=args.seed)
+    store.hint_presets()  # load the hint agent for each preset now, not in the first page's request
     app = create_app(store, args.replays)
     print(f"Baohuang: open http://{args.host}:{args.port}/ to play, /replay for replays (Ctrl-C stops)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -4,8 +4,8 @@ server's memory per game.
     python experiments/web_load.py [--games 50] [--opponents random,greedy] [--preset jj]
                                    [--max-games 500] [--drops 100] [--seed 0]
 
-Starts the server of `baohuang serve` (its app, in a process of its own) on a free
-127.0.0.1 port, its deals seeded with `--seed` so every run plays the same games.
+Starts `baohuang serve` (one process) on a free 127.0.0.1 port, its deals seeded with
+`--seed` so every run plays the same games.
 
 Memory first: `--max-games` quick games (each created, its bots moved to the human's first
 turn) fill the server's store, then `--drops` more make it drop the oldest ones. The report
@@ -40,18 +40,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The server process: `baohuang serve`'s app on a seeded store, without hints.
-SERVER = """
-import sys
-import uvicorn
-from baohuang_web.app import create_app
-from baohuang_web.sessions import SessionStore
-port, preset, specs, max_games, seed = sys.argv[1:]
-store = SessionStore(specs.split(","), preset, None, int(max_games), seed=int(seed))
-uvicorn.run(create_app(store), host="127.0.0.1", port=int(port), log_level="warning")
-"""
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -157,8 +145,10 @@ def run(games: int, preset: str, opponents: list[str], max_requests: int, timeou
         drops: int, seed: int) -> dict[str, Any]:
     port = _free_port()
     log = tempfile.TemporaryFile("w+")  # the server's errors, read if it stops early
-    server = subprocess.Popen([sys.executable, "-c", SERVER, str(port), preset, ",".join(opponents), str(max_games),
-                               str(seed)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
+    server = subprocess.Popen([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", str(port),
+                               "--preset", preset, "--opponents", ",".join(opponents), "--hints", "none",
+                               "--max-games", str(max_games), "--seed", str(seed)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
     try:
         for _ in range(300):
             if server.poll() is not None:

@@ -24,6 +24,7 @@ def test_serve_listens_on_loopback_port_8000_with_jj_by_default():
     args = cli.build_parser().parse_args(["serve"])
     assert (args.host, args.port, args.preset) == ("127.0.0.1", 8000, "jj")
     assert args.opponents.split(",") == ["heuristic", "greedy", "autoplay", "random"]
+    assert args.seed is None and args.hints == "pretrained"  # unpredictable deals, the shipped agent's hints
 
 
 def test_without_the_web_extra_serve_says_how_to_install_it(monkeypatch, capsys):
