@@ -31,7 +31,7 @@ from .cards import NUM_SEATS, NUM_SUITS, CardKinds, Deal, deal, dealt_counts
 from .hands import Hands
 from .role_phase import STEPS, Outcome, RoleFacts
 from .rules import Rules, get_rules
-from .scoring import score_deal
+from .scoring import score_finished_deal
 
 APPLY_WIND = DECISION_ID["APPLY_WIND"]
 
@@ -352,7 +352,7 @@ class Game:
             e = facts.emperor
             roles = ["rebel"] * NUM_SEATS
             roles[e] = "solo"
-            scores = score_deal(self.rules.scoring, [0] * NUM_SEATS, e, e, facts.solo, surrendered=True).scores
+            scores = score_finished_deal(self.rules, [0] * NUM_SEATS, e, e, facts.solo, surrendered=True).scores
             result = GameResult([0] * NUM_SEATS, roles, scores, e, e, facts.solo, False, end="surrender")
         self.result = result
         self.phase = OVER
@@ -450,10 +450,8 @@ class Game:
             self.finish_order.append(s)
             self.places[s] = len(self.finish_order)
         rules, f = self.rules, self.roles
-        effect = {"open_guard": "open_guard", "double": "double"}.get(rules.rebellion, "none")
-        deal_score = score_deal(rules.scoring, self.places, f.emperor, f.guard, f.solo,
-                                open_guard=f.open_guard, rebellion=f.rebellion, rebellion_effect=effect,
-                                kicked=f.kicked, open_guard_multiplier=rules.open_guard_multiplier)
+        deal_score = score_finished_deal(rules, self.places, f.emperor, f.guard, f.solo, open_guard=f.open_guard,
+                                         rebellion=f.rebellion, kicked=f.kicked)
         scores = deal_score.scores
         roles = ["rebel"] * NUM_SEATS
         if f.guard != f.emperor:

@@ -65,6 +65,12 @@ REBELLION_EFFECTS = ("none", "open_guard", "double")
 #: (§6.4, §9 #25).
 _EFFECTS_OF_SCHEME = {"jj": ("none", "double"), "weihai": ("none", "open_guard"), "qingdao": ("none",)}
 
+#: The tables of `DealScore.table`, and the reasons of `DealScore.factors` for a multiplier:
+#: open guard (jj), a successful rebellion (lianzhong_simple; a hidden solo in weihai), a kick
+#: (weihai), and qingdao's two doublings (an open solo; the royal pair in places 1-2 or 4-5).
+TABLES = ("jj", "weihai_split", "open_solo", "hidden_solo", "qingdao", "surrender")
+FACTORS = ("open_guard", "rebellion", "kick", "qingdao_open_solo", "qingdao_pair")
+
 #: Qingdao place points, 1st..5th (docs/rules.md §6.4, the Qingdao page).
 QINGDAO_PLACE_POINTS = (4, 2, 0, -2, -4)
 #: Qingdao surrender (§6.4, the Qingdao page): (emperor, each other player), never doubled.
@@ -85,11 +91,21 @@ class DealScore:
                 (jj), successful rebellion (lianzhong_simple; hidden solo in weihai), kick
                 (weihai), the qingdao doubling rules. The weihai split table is a table of its
                 own, not a multiplier.
+    table:      the table the deal was scored by (`TABLES`): "jj" (the JJ formula), "weihai_split",
+                "open_solo", "hidden_solo", "qingdao" (place points) or "surrender".
+    base:       per seat, the table's value before the multiplier (qingdao: the place points).
+    g:          the JJ formula's g = 6 - (p_E + p_G) where the table uses it ("jj", "weihai_split").
+    factors:    why `multiplier` is what it is, one name per factor (`FACTORS`), in the order
+                applied: what a reader is told ("x 2: open guard"), from the rule that applied it.
     """
 
     scores: list[int]
     points: list[int]
     multiplier: int
+    table: str = "jj"
+    base: list[int] | None = None
+    g: int | None = None
+    factors: tuple[str, ...] = ()
 
 
 def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -174,7 +190,7 @@ def score_deal(
             raise ValueError(f"places must have 5 entries, got {len(places)}")
         e, other = QINGDAO_SURRENDER
         pts = [e if s == emperor else other for s in range(5)]
-        return DealScore(list(pts), pts, 1)
+        return DealScore(list(pts), pts, 1, "surrender", list(pts))
 
     p = _check_places(places)
     if (solo != "none") != (guard == emperor):
@@ -189,39 +205,61 @@ def score_deal(
     if scheme == "qingdao":
         return _score_qingdao(p, emperor, guard, solo)
 
-    mult = 1
+    mult, factors, g = 1, [], None
     if solo != "none":  # the fixed solo table (§6.1), the same for every non-qingdao preset
+        table = f"{solo}_solo"
         e, other = solo_scores(solo, p[emperor])
         base = [e if s == emperor else other for s in range(5)]
         if rebels_won:  # hidden solo revealed by rebellion: x 2 (§6.2 item 3, §6.3, §9 #23)
-            mult *= 2
+            mult, factors = mult * 2, [*factors, "rebellion"]
     elif scheme == "weihai" and (open_guard or rebels_won):  # split table (§6.2 item 2)
-        g = 6 - (p[emperor] + p[guard])
+        table, g = "weihai_split", 6 - (p[emperor] + p[guard])
         base = [3 * g if s in (emperor, guard) else -2 * g for s in range(5)]
     else:  # JJ formula (§6.1, §6.3)
+        table = "jj"
         e, g, rebel = jj_team_scores(p[emperor], p[guard])
         base = [e if s == emperor else g if s == guard else rebel for s in range(5)]
         if open_guard and scheme == "jj":
-            mult *= open_guard_multiplier
+            mult, factors = mult * open_guard_multiplier, [*factors, "open_guard"]
         if rebels_won:  # lianzhong_simple (§6.3)
-            mult *= 2
+            mult, factors = mult * 2, [*factors, "rebellion"]
     if kicked:  # weihai (§6.2 item 4)
-        mult *= 2
+        mult, factors = mult * 2, [*factors, "kick"]
     pts = [mult * x for x in base]
-    return DealScore(list(pts), pts, mult)
+    return DealScore(list(pts), pts, mult, table, base, g, tuple(factors))
 
 
 def _score_qingdao(places: list[int], emperor: int, guard: int, solo: str) -> DealScore:
     """Qingdao (docs/rules.md §6.4): place points, x 2 for {p_E, p_G} = {1, 2} or {4, 5} (unordered,
     §9 #27) or an open solo (all players doubled, §9 #28); reward = the team's summed points."""
     side = {places[emperor], places[guard]}
-    mult = 2 if solo == "open" or (solo == "none" and side in ({1, 2}, {4, 5})) else 1
-    pts = [mult * QINGDAO_PLACE_POINTS[places[s] - 1] for s in range(5)]
+    factors = ("qingdao_open_solo",) if solo == "open" else \
+        ("qingdao_pair",) if solo == "none" and side in ({1, 2}, {4, 5}) else ()
+    mult = 2 if factors else 1
+    base = [QINGDAO_PLACE_POINTS[places[s] - 1] for s in range(5)]
+    pts = [mult * x for x in base]
     royal = {emperor, guard}
     royal_total = sum(pts[s] for s in royal)
     rebel_total = sum(pts) - royal_total
     scores = [royal_total if s in royal else rebel_total for s in range(5)]
-    return DealScore(scores, pts, mult)
+    return DealScore(scores, pts, mult, "qingdao", base, None, factors)
+
+
+def rebellion_effect(rules: Rules) -> str:
+    """What a successful rebellion does to the score under `rules` (`score_deal`'s
+    rebellion_effect): "open_guard" (weihai), "double" (lianzhong_simple) or "none"."""
+    return rules.rebellion if rules.rebellion in _EFFECTS_OF_SCHEME[rules.scoring] else "none"
+
+
+def score_finished_deal(rules: Rules, places: Sequence[int], emperor: int, guard: int, solo: str, *,
+                        open_guard: bool = False, rebellion: str = "none", kicked: bool = False,
+                        surrendered: bool = False) -> DealScore:
+    """`score_deal` under `rules` (its scheme, rebellion effect and open-guard factor): what the
+    engine scores a finished deal with, and what explains a result's scores afterwards (the web
+    page's "how the scores come about") from the same facts."""
+    return score_deal(rules.scoring, places, emperor, guard, solo, open_guard=open_guard, rebellion=rebellion,
+                      rebellion_effect=rebellion_effect(rules), kicked=kicked, surrendered=surrendered,
+                      open_guard_multiplier=rules.open_guard_multiplier)
 
 
 @cache
@@ -234,7 +272,7 @@ def worst_score(rules: Rules) -> int:
     reaches only lowers the bound, so no legal deal scores below it. The envs use it so that
     an illegal move never pays better than the worst legal outcome (jj: -24, a lost open solo).
     Cached per rule set: every env built on the rules asks for it."""
-    effect = rules.rebellion if rules.rebellion in _EFFECTS_OF_SCHEME[rules.scoring] else "none"
+    effect = rebellion_effect(rules)
     worst = 0  # a void deal (流局) scores nothing
     if rules.surrender:
         worst = min(worst, *score_deal(rules.scoring, [0] * 5, 0, 0, "hidden", surrendered=True).scores)

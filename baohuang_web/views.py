@@ -16,7 +16,7 @@ from typing import Any
 from baohuang_env.actions import FIRST_PLAY, PASS, format_play
 from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.game import PLAY, ROLE, Game
-from baohuang_env.scoring import QINGDAO_PLACE_POINTS, jj_team_scores, solo_scores
+from baohuang_env.scoring import QINGDAO_PLACE_POINTS, DealScore, score_finished_deal
 from baohuang_env.text import (
     ROLE_NAMES, STEP_WORDS, decision_help, decision_words, describe_event, hand_text, move_list, own_role_text,
     result_lines, role_label, role_step, seat_status, turn_hint,
@@ -172,77 +172,79 @@ def winner_text(game: Game) -> str:
     return "A draw: neither side scores."
 
 
-def _times(factor: int, reasons: list[str]) -> str:
-    return f"× {factor}" + (f" ({', '.join(reasons)})" if reasons else "")
+#: The words of each reason for a multiplier (`scoring.FACTORS`).
+FACTOR_WORDS = {"open_guard": "open guard 明保", "rebellion": "successful rebellion 造反", "kick": "kick 踢",
+                "qingdao_open_solo": "open solo 明独",
+                "qingdao_pair": "the emperor and the guard took places 1 and 2, or 4 and 5"}
+
+
+def deal_score(game: Game) -> DealScore:
+    """The finished deal's score with its breakdown (table, base values, g, the multiplier's
+    reasons), from the engine's own scoring of the result's facts."""
+    res = game.result
+    assert res is not None and res.end != "void"
+    return score_finished_deal(game.rules, res.places, res.emperor, res.guard, res.solo, open_guard=res.open_guard,
+                               rebellion=res.rebellion, kicked=res.kicked, surrendered=res.end == "surrender")
+
+
+def _times(score: DealScore) -> str:
+    return f"× {score.multiplier} ({', '.join(FACTOR_WORDS[f] for f in score.factors)})"
 
 
 def score_lines(game: Game) -> list[str]:
     """Why the scores are what they are: the preset's scoring rule (docs/rules.md §6) with
-    this deal's numbers. The tables and the JJ formula's g come from `baohuang_env.scoring`;
-    the final numbers are the engine's own scores, so these words never disagree with them."""
-    res, scheme = game.result, game.rules.scoring
+    this deal's numbers, all read from the engine's scoring of the deal (`deal_score`: the
+    table it used, its base values and the reasons for its multiplier), so these words never
+    disagree with the scores."""
+    res = game.result
     assert res is not None
     if res.end == "void":
         return []
-    e, g, s, p = res.emperor, res.guard, res.scores, res.places
+    d = deal_score(game)
+    e, g, s, p = res.emperor, res.guard, d.scores, res.places
     other = next(x for x in range(NUM_SEATS) if x not in (e, g))
-    if res.end == "surrender":
+    if d.table == "surrender":
         return [f"Surrender (投降): the emperor scores {s[e]:+d}, every other seat {s[other]:+d}; never doubled."]
-    if scheme == "qingdao":
-        return _qingdao_lines(game)
-    if res.solo != "none":
-        base_e, base_o = solo_scores(res.solo, p[e])
+    if d.table == "qingdao":
+        return _qingdao_lines(game, d)
+    if d.table in ("open_solo", "hidden_solo"):
         table = ("open solo (明独): the emperor +24 and each other −6 if he goes out first, else −24 / +6"
-                 if res.solo == "open" else
+                 if d.table == "open_solo" else
                  "hidden solo (暗独), by the emperor's place: 1st +12 / −3, 2nd 0 / 0, 3rd or later −12 / +3")
         lines = [f"Solo table: {table}.",
-                 f"Seat {e} came {_place(p[e])}: emperor {base_e:+d}, each other player {base_o:+d}."]
-        if base_e and s[e] != base_e:
-            reasons = (["successful rebellion 造反"] if res.rebellion == "succeeded" else []) + \
-                (["kick 踢"] if res.kicked else [])
-            lines.append(f"{_times(s[e] // base_e, reasons)}: emperor {s[e]:+d}, each other player {s[other]:+d}.")
+                 f"Seat {e} came {_place(p[e])}: emperor {d.base[e]:+d}, each other player {d.base[other]:+d}."]
+        if d.multiplier != 1:
+            lines.append(f"{_times(d)}: emperor {s[e]:+d}, each other player {s[other]:+d}.")
         return lines
-    _, gv, _ = jj_team_scores(p[e], p[g])
-    sum_text = f"g = 6 − (emperor's place {p[e]} + guard's place {p[g]}) = {gv}"
+    sum_text = f"g = 6 − (emperor's place {p[e]} + guard's place {p[g]}) = {d.g}"
     scores = f"emperor {s[e]:+d}, guard {s[g]:+d}, each rebel {s[other]:+d}"
-    if scheme == "weihai" and (res.open_guard or res.rebellion == "succeeded"):
+    if d.table == "weihai_split":
         why = "open guard 明保" if res.open_guard else "successful rebellion 造反, which counts as open guard"
-        kick = " with the kick's (踢) × 2" if res.kicked else ""
+        kick = " with the kick's (踢) × 2" if "kick" in d.factors else ""
         return [f"Weihai split table ({why}): {sum_text}; emperor = guard = 3g, each rebel −2g.",
                 f"Scores{kick}: {scores}."]
-    base_e, base_g, base_r = jj_team_scores(p[e], p[g])
-    lines = [f"JJ formula: {sum_text}; emperor 2g = {base_e:+d}, guard g = {base_g:+d}, each rebel −g = {base_r:+d}."]
-    if gv == 0:
+    lines = [f"JJ formula: {sum_text}; emperor 2g = {d.base[e]:+d}, guard g = {d.base[g]:+d}, "
+             f"each rebel −g = {d.base[other]:+d}."]
+    if d.g == 0:
         return [*lines, "g = 0: nobody scores."]
-    if s[e] == base_e:
+    if d.multiplier == 1:
         return [*lines, f"Scores: {scores}."]
-    reasons = []
-    if res.open_guard and scheme == "jj":
-        reasons.append("open guard 明保")
-    if res.rebellion == "succeeded":
-        reasons.append("successful rebellion 造反")
-    if res.kicked:
-        reasons.append("kick 踢")
-    return [*lines, f"{_times(s[e] // base_e, reasons)}: {scores}."]
+    return [*lines, f"{_times(d)}: {scores}."]
 
 
-def _qingdao_lines(game: Game) -> list[str]:
+def _qingdao_lines(game: Game, d: DealScore) -> list[str]:
     """Qingdao (docs/rules.md §6.4): place points, maybe doubled, summed per team."""
     res = game.result
     assert res is not None
-    points = res.points if res.points is not None else res.scores
     table = ", ".join(f"{_place(i + 1)} {v:+d}" for i, v in enumerate(QINGDAO_PLACE_POINTS))
     lines = [f"Qingdao place points: {table}."]
-    factor = next((points[x] // QINGDAO_PLACE_POINTS[res.places[x] - 1] for x in range(NUM_SEATS)
-                   if QINGDAO_PLACE_POINTS[res.places[x] - 1]), 1)
-    if factor != 1:
-        why = "open solo 明独" if res.solo == "open" else "the emperor and the guard took places 1 and 2, or 4 and 5"
-        lines.append(f"{_times(factor, [why])}: every player's points are doubled.")
-    lines.append("Points: " + ", ".join(f"seat {x} {points[x]:+d}" for x in range(NUM_SEATS)) + ".")
+    if d.multiplier != 1:
+        lines.append(f"{_times(d)}: every player's points are doubled.")
+    lines.append("Points: " + ", ".join(f"seat {x} {d.points[x]:+d}" for x in range(NUM_SEATS)) + ".")
     e = res.emperor
     side = "the solo emperor alone" if res.solo != "none" else "the emperor's side"
     rebel = next(x for x in range(NUM_SEATS) if x not in (e, res.guard))
-    lines.append(f"Each seat scores its team's sum: {side} {res.scores[e]:+d}, the rebels {res.scores[rebel]:+d}.")
+    lines.append(f"Each seat scores its team's sum: {side} {d.scores[e]:+d}, the rebels {d.scores[rebel]:+d}.")
     return lines
 
 

@@ -10,13 +10,18 @@ import itertools
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from baohuang_env import PRESETS, get_rules
 from baohuang_env.scoring import (
+    FACTORS,
     REBELLIONS,
     SCHEMES,
+    TABLES,
     DealScore,
     score_deal,
+    score_finished_deal,
     score_jj,
 )
 
@@ -395,3 +400,26 @@ def test_impossible_inputs_are_rejected(kwargs, match):
     pos = [args.pop(k) for k in ("scheme", "places", "emperor", "guard", "solo")]
     with pytest.raises(ValueError, match=match):
         score_deal(*pos, **args)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_breakdown_of_every_score_is_the_score(preset):
+    """`DealScore`'s table, base values and factors (what the web page's "how the scores come
+    about" words) multiply out to the points, over every finish and role outcome."""
+    rules = get_rules(preset)
+    factor_of = {"open_guard": rules.open_guard_multiplier}
+    seen = set()
+    for places, (guard, solo), open_guard, rebellion, kicked in itertools.product(
+            itertools.permutations(range(1, 6)), ((1, "none"), (0, "hidden"), (0, "open")), (False, True),
+            ("none", "succeeded"), (False, True)):
+        try:
+            d = score_finished_deal(rules, places, 0, guard, solo, open_guard=open_guard, rebellion=rebellion,
+                                    kicked=kicked)
+        except ValueError:
+            continue
+        assert d.table in TABLES and set(d.factors) <= set(FACTORS)
+        assert d.points == [d.multiplier * b for b in d.base]
+        assert d.multiplier == np.prod([factor_of.get(f, 2) for f in d.factors])
+        assert (d.g is not None) == (d.table in ("jj", "weihai_split"))
+        seen.add(d.table)
+    assert {"jj", "open_solo", "hidden_solo"} <= seen or seen == {"qingdao"}
