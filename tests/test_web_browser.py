@@ -61,7 +61,8 @@ def server(tmp_path_factory):
     given = _greedy_replay(folder / "given.json", seed=21)
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", str(port),
-                             "--opponents", "greedy,random", "--hints", "greedy", "--replays", str(folder), "--seed", "2026"],
+                             "--opponents", "greedy,random", "--hints", "greedy", "--replays", str(folder),
+                             "--seed", "2026"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
