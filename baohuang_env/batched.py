@@ -1,0 +1,195 @@
+"""B games of one rule set in lockstep, each at its own acting seat (self-play at batch speed).
+
+`BatchedGames` holds B `Game` objects and steps them together: every rule is the scalar
+`Game`'s (the rows' state lives in their Games, nothing is copied or re-implemented here); what
+is batched is the boundary a learner sees, pgx/EnvPool-style: one array of actions in, one
+`BatchStep` of arrays out, the masks from `batch.legal_masks` and the acting seats'
+observations from `Encoder.encode_many`. A faster kernel can later sit behind this API.
+
+    games = BatchedGames(get_rules("jj"), 256)
+    step = games.reset(seeds=range(256))
+    while ...:
+        step = games.step(policy(step.obs, step.mask))   # (B,) action ids
+
+Autoreset (`autoreset`, Gymnasium's terms): "next_step" — a row whose game ends keeps its final
+state for that step; at the next step its action is ignored and it restarts with its next
+seed. "same_step" — it restarts within the step (the BatchStep shows the new game; the ended
+one is in `ended`). "none" — it stays ended until `reset_rows`. A row whose `seat` is -1 has
+ended and waits: its mask holds PASS alone (the one action a masked sampler can pick, which is
+ignored), and its observation stays the final state seen by the seat that made the last move.
+
+Seeds: a row's game k (k = 0 at `reset`/`reset_rows`, then 1, 2, ... at each autoreset) is
+dealt from `game_seed(seed, k)`: the reset seed itself for k = 0 (so row b's first game is
+`Game(rules, seed)`), and for k >= 1 the first 63 bits of `np.random.SeedSequence([seed, k])`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .actions import PASS
+from .batch import legal_masks
+from .cards import NUM_SEATS
+from .encoding import Encoder
+from .game import Game, GameResult, IllegalActionError
+from .rules import Rules, get_rules
+
+AUTORESET_MODES = ("next_step", "same_step", "none")
+
+
+def game_seed(seed: int, k: int) -> int:
+    """The deal seed of a row's k-th game after it was reset with `seed` (see the module)."""
+    if k == 0:
+        return int(seed)
+    state = np.random.SeedSequence([int(seed), int(k)]).generate_state(1, np.uint64)[0]
+    return int(state >> np.uint64(1))
+
+
+@dataclass
+class BatchStep:
+    """What every row shows after a `reset` or `step`; arrays are new at every call.
+
+    `seat` (B,) int64: the acting seat, -1 on a row whose game has ended and waits.
+    `obs` (B, D) float32: `Encoder.encode` of the acting seat (of the last mover on a waiting row).
+    `mask` (B, N) int8 (read-only): `game.legal_mask()` of the acting seat; PASS alone on a waiting row.
+    `rewards` (B, 5) float32: the five seats' deal scores on rows whose game ended at this step.
+    `terminated` (B,) bool: the row's game ended at this step.
+    `ended`: (row, result, replay record) of every game that ended at this step.
+    """
+
+    seat: np.ndarray
+    obs: np.ndarray
+    mask: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    ended: list[tuple[int, GameResult, dict[str, Any]]] = field(default_factory=list)
+
+
+class BatchedGames:
+    """B games of one rule set stepped together; see the module docstring."""
+
+    def __init__(self, rules: Rules | str, num_games: int, autoreset: str = "next_step") -> None:
+        if autoreset not in AUTORESET_MODES:
+            raise ValueError(f"autoreset {autoreset!r} is not supported; use one of {AUTORESET_MODES}")
+        if num_games < 1:
+            raise ValueError(f"num_games must be at least 1, got {num_games}")
+        self.rules = get_rules(rules) if isinstance(rules, str) else rules
+        #: "next_step", "same_step" or "none" (see the module docstring).
+        self.autoreset = autoreset
+        self.num_games = num_games
+        self.encoder = Encoder(self.rules)
+        #: Row b's current game: `Game.from_replay(games[b].to_replay())` rebuilds it exactly.
+        self.games: list[Game] = []
+        self._reset_seeds = [0] * num_games
+        self._game_index = [0] * num_games  # k of each row's current game
+        self._last_mover = [0] * num_games  # whose view a waiting row's observation shows
+        self._mask: np.ndarray | None = None  # the masks last shown: what step() checks actions against
+
+    @property
+    def num_actions(self) -> int:
+        return self.encoder.table.num_actions
+
+    @property
+    def observation_size(self) -> int:
+        return self.encoder.size
+
+    def reset(self, seeds: Sequence[int]) -> BatchStep:
+        """Deal a new game in every row, row b from `seeds[b]` (its game 0)."""
+        if len(seeds) != self.num_games:
+            raise ValueError(f"give one seed per row: {self.num_games} seeds, got {len(seeds)}")
+        self.games = [Game(self.rules, seed=int(s)) for s in seeds]
+        self._reset_seeds = [int(s) for s in seeds]
+        self._game_index = [0] * self.num_games
+        return self._show([])
+
+    def reset_rows(self, rows: Sequence[int], seeds: Sequence[int]) -> BatchStep:
+        """Deal a new game (game 0 of `seeds[i]`) in each of `rows`; the other rows are
+        untouched. Returns what every row shows now."""
+        if len(rows) != len(seeds):
+            raise ValueError(f"give one seed per row: {len(rows)} rows, got {len(seeds)} seeds")
+        if not self.games:
+            raise RuntimeError("reset() the batch before resetting rows")
+        for b, s in zip(rows, seeds, strict=True):
+            self.games[b] = Game(self.rules, seed=int(s))
+            self._reset_seeds[b], self._game_index[b] = int(s), 0
+        return self._show([])
+
+    def step(self, actions: np.ndarray | Sequence[int]) -> BatchStep:
+        """Apply `actions[b]` in every live row (ignored on a waiting row, see the module).
+
+        Every row's action is checked before any is applied: an illegal one raises
+        `IllegalActionError` naming its row (its `row` attribute) and changes nothing."""
+        if self._mask is None:
+            raise RuntimeError("reset() the batch before stepping it")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_games,) or not np.issubdtype(acts.dtype, np.integer):
+            raise TypeError(f"actions must be {self.num_games} integer action ids, got {acts.dtype} {acts.shape}")
+        games = self.games
+        waiting = [b for b, g in enumerate(games) if g.is_over]
+        self._check(acts, waiting)
+        ended = []
+        for b, (game, a) in enumerate(zip(games, acts.tolist(), strict=True)):
+            if game.is_over:  # a waiting row: its action is ignored
+                if self.autoreset == "next_step":
+                    self._restart(b)
+                continue
+            self._last_mover[b] = game.current_player
+            game.step(a)
+            if game.is_over:
+                ended.append((b, game.result, game.to_replay()))
+                if self.autoreset == "same_step":
+                    self._restart(b)
+        return self._show(ended)
+
+    def _check(self, acts: np.ndarray, waiting: list[int]) -> None:
+        """Raise IllegalActionError for the first row whose action its mask does not allow."""
+        n = self.num_actions
+        in_range = (acts >= 0) & (acts < n)
+        ok = in_range.copy()
+        ok[in_range] = self._mask[np.flatnonzero(in_range), acts[in_range]].astype(bool)
+        ok[waiting] = True
+        if ok.all():
+            return
+        b = int(np.flatnonzero(~ok)[0])
+        try:  # the game's own check says why (on a copy: no row changes)
+            self.games[b].copy().step(int(acts[b]))
+        except IllegalActionError as err:
+            err.row = b
+            err.args = (f"row {b}: {err}",)
+            raise
+        raise AssertionError(f"row {b}: its mask refused an action its game accepts")  # the masks are the game's
+
+    def _restart(self, b: int) -> None:
+        """Deal row b's next game from its reset seed."""
+        k = self._game_index[b] = self._game_index[b] + 1
+        self.games[b] = Game(self.rules, seed=game_seed(self._reset_seeds[b], k))
+
+    def _show(self, ended: list[tuple[int, GameResult, dict[str, Any]]]) -> BatchStep:
+        """The BatchStep of every row's current state, with the games that just ended."""
+        games = self.games
+        B = self.num_games
+        seat = np.array([g.current_player for g in games], dtype=np.int64)
+        mask = legal_masks(games)
+        waiting = np.flatnonzero(seat < 0)
+        if waiting.size:
+            mask[waiting] = 0
+            mask[waiting, PASS] = 1
+            view_seats = np.where(seat < 0, self._last_mover, seat)
+        else:
+            view_seats = seat
+        obs = self.encoder.encode_many(games, view_seats)
+        mask.flags.writeable = False
+        self._mask = mask
+        rewards = np.zeros((B, NUM_SEATS), dtype=np.float32)
+        terminated = np.zeros(B, dtype=bool)
+        for b, result, _record in ended:
+            rewards[b] = result.scores
+            terminated[b] = True
+        return BatchStep(seat, obs, mask, rewards, terminated, ended)
+
+
+__all__ = ["AUTORESET_MODES", "BatchStep", "BatchedGames", "game_seed"]

@@ -1,0 +1,184 @@
+"""`BatchedGames` against scalar Games stepped one at a time: for every preset and autoreset
+mode the same seeds and actions give identical seats, masks, observations, rewards, ended
+games and replays at every step; an illegal action in one row changes no row."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from baohuang_env import PASS, Game, IllegalActionError, get_rules
+from baohuang_env.batched import AUTORESET_MODES, BatchedGames, game_seed
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import PLAY, ROLE
+from baohuang_env.rules import PRESETS
+
+
+def seed_of(seed: int, k: int) -> int:
+    """The documented seed of a row's k-th game, written out independently of the module."""
+    return seed if k == 0 else int(np.random.SeedSequence([seed, k]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+class Reference:
+    """The batch's documented semantics, one scalar Game per row stepped in a plain loop."""
+
+    def __init__(self, rules, mode: str, seeds) -> None:
+        self.rules, self.mode, self.encoder = rules, mode, Encoder(rules)
+        self.rows = [[int(s), 0, Game(rules, seed=int(s)), -1] for s in seeds]  # reset seed, k, game, last mover
+
+    def reset_row(self, b: int, seed: int) -> None:
+        self.rows[b] = [seed, 0, Game(self.rules, seed=seed), -1]
+
+    def _next_game(self, row) -> None:
+        row[1] += 1
+        row[2] = Game(self.rules, seed=seed_of(row[0], row[1]))
+
+    def step(self, actions) -> list:
+        ended = []
+        for b, row in enumerate(self.rows):
+            game = row[2]
+            if game.is_over:
+                if self.mode == "next_step":
+                    self._next_game(row)
+                continue
+            row[3] = game.current_player
+            game.step(int(actions[b]))
+            if game.is_over:
+                ended.append((b, game.result, game.to_replay()))
+                if self.mode == "same_step":
+                    self._next_game(row)
+        return ended
+
+    def shown(self, b: int) -> tuple[int, np.ndarray, np.ndarray]:
+        """(seat, mask, observation) that row b must show."""
+        game = self.rows[b][2]
+        if game.is_over:
+            mask = np.zeros(game.num_actions, np.int8)
+            mask[PASS] = 1
+            return -1, mask, self.encoder.encode(game, self.rows[b][3])
+        return game.current_player, game.legal_mask(), self.encoder.encode(game, game.current_player)
+
+
+def assert_same(step, ref: Reference, ref_ended: list) -> None:
+    for b in range(len(ref.rows)):
+        seat, mask, obs = ref.shown(b)
+        assert step.seat[b] == seat
+        assert step.mask[b].tobytes() == mask.tobytes()  # byte comparisons: fast enough for every row
+        assert step.obs[b].tobytes() == obs.tobytes()
+    assert [(b, r, rec) for b, r, rec in step.ended] == ref_ended
+    rewards = np.zeros((len(ref.rows), 5), np.float32)
+    for b, result, _ in ref_ended:
+        rewards[b] = result.scores
+    np.testing.assert_array_equal(step.rewards, rewards)
+    np.testing.assert_array_equal(step.terminated, np.isin(np.arange(len(ref.rows)), [b for b, _, _ in ref_ended]))
+
+
+def random_legal(rng, masks: np.ndarray) -> np.ndarray:
+    """A uniformly random legal action of every mask row."""
+    return np.array([(legal := m.view(bool).nonzero()[0])[rng.integers(legal.size)] for m in masks])
+
+
+def run_differential(preset: str, mode: str, rows: int, steps: int, seed: int) -> tuple[int, bool]:
+    """Step the batch and the reference side by side; returns (games ended, whether some step
+    had rows in the role phase and rows in play)."""
+    rules = get_rules(preset)
+    rng = np.random.default_rng(seed)
+    seeds = [int(s) for s in rng.integers(2**40, size=rows)]
+    batch, ref = BatchedGames(rules, rows, autoreset=mode), Reference(rules, mode, seeds)
+    assert batch.autoreset == mode
+    step = batch.reset(seeds)
+    assert_same(step, ref, [])
+    ended, mixed = 0, False
+    for t in range(steps):
+        if mode == "none" and t % 150 == 149:  # restart the ended rows by hand
+            done = [b for b in range(rows) if step.seat[b] < 0]
+            new = [int(s) for s in rng.integers(2**40, size=len(done))]
+            step = batch.reset_rows(done, new)
+            for b, s in zip(done, new, strict=True):
+                ref.reset_row(b, s)
+            assert_same(step, ref, [])
+        actions = random_legal(rng, step.mask)
+        waiting = step.seat < 0
+        actions[waiting] = rng.integers(batch.num_actions, size=int(waiting.sum()))  # ignored: any id will do
+        step = batch.step(actions)
+        ref_ended = ref.step(actions)
+        assert_same(step, ref, ref_ended)
+        ended += len(ref_ended)
+        phases = {g.phase for g in batch.games}
+        mixed |= ROLE in phases and PLAY in phases
+    for b, row in enumerate(ref.rows):
+        assert batch.games[b].to_replay() == row[2].to_replay()
+        assert Game.from_replay(batch.games[b].to_replay()).to_replay() == row[2].to_replay()
+    return ended, mixed
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("mode", AUTORESET_MODES)
+def test_batch_equals_scalar_games_step_by_step(preset, mode):
+    rows, steps = (24, 700) if mode != "none" else (16, 450)  # ~280 steps a game: 60 games, or 20 and restarts
+    ended, mixed = run_differential(preset, mode, rows, steps, seed=len(preset) * 7 + AUTORESET_MODES.index(mode))
+    assert ended >= rows  # every row played at least one whole game
+    assert mixed  # rows in the role phase next to rows in play
+
+
+def test_one_row_works():
+    ended, _ = run_differential("jj", "same_step", rows=1, steps=700, seed=5)
+    assert ended >= 2
+
+
+def test_game_seeds_follow_from_the_reset_seed():
+    assert game_seed(123, 0) == 123
+    assert [game_seed(123, k) for k in (1, 2)] == [seed_of(123, 1), seed_of(123, 2)]
+    assert len({game_seed(123, k) for k in range(50)}) == 50 and all(0 <= game_seed(9, k) < 2**63 for k in range(9))
+
+
+def test_an_illegal_action_in_one_row_changes_no_row():
+    rules = get_rules("jj")
+    batch = BatchedGames(rules, 6)
+    step = batch.reset(range(6))
+    rng = np.random.default_rng(1)
+    for _ in range(40):  # into the play phase
+        step = batch.step(random_legal(rng, step.mask))
+    before = [g.to_replay() for g in batch.games]
+    actions = random_legal(rng, step.mask)
+    bad = actions.copy()
+    bad[3] = int(np.flatnonzero(step.mask[3] == 0)[-1])
+    with pytest.raises(IllegalActionError, match=r"^row 3: seat") as err:
+        batch.step(bad)
+    assert err.value.row == 3 and err.value.seat == step.seat[3]
+    assert [g.to_replay() for g in batch.games] == before
+    out_of_range = actions.copy()
+    out_of_range[0] = batch.num_actions
+    with pytest.raises(IllegalActionError, match=r"^row 0: "):
+        batch.step(out_of_range)
+    assert [g.to_replay() for g in batch.games] == before
+    after = batch.step(actions)  # the legal actions still apply, to every row
+    assert [g.actions[-1] for g in batch.games if not g.is_over] == [
+        a for a, g in zip(actions, batch.games, strict=True) if not g.is_over]
+    assert not after.mask.flags.writeable
+
+
+def test_arguments_are_checked():
+    with pytest.raises(ValueError, match="autoreset"):
+        BatchedGames("jj", 2, autoreset="sometimes")
+    batch = BatchedGames("jj", 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        batch.step(np.zeros(2, int))
+    with pytest.raises(ValueError, match="one seed per row"):
+        batch.reset([1])
+    batch.reset([1, 2])
+    with pytest.raises(TypeError, match="integer action ids"):
+        batch.step(np.zeros(2, float))
+
+
+def test_encode_many_writes_the_rows_of_encode():
+    rules = get_rules("qingdao")
+    games = [Game(rules, seed=s) for s in range(4)]
+    rng = np.random.default_rng(2)
+    for g in games[1:]:
+        for _ in range(30 * games.index(g)):
+            g.step(int(random_legal(rng, g.legal_mask()[None])[0]))
+    enc, seats = Encoder(rules), [0, 3, 4, 1]
+    out = np.full((4, enc.size), np.nan, np.float32)
+    assert enc.encode_many(games, seats, out) is out
+    assert [row.tobytes() for row in out] == [enc.encode(g, s).tobytes() for g, s in zip(games, seats, strict=True)]
