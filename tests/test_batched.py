@@ -175,9 +175,10 @@ def test_encode_many_writes_the_rows_of_encode():
     rules = get_rules("qingdao")
     games = [Game(rules, seed=s) for s in range(4)]
     rng = np.random.default_rng(2)
-    for g in games[1:]:
-        for _ in range(30 * games.index(g)):
+    for i, g in enumerate(games):  # states from the deal into play
+        while len(g.actions) < 30 * i and not g.is_over:
             g.step(int(random_legal(rng, g.legal_mask()[None])[0]))
+    assert {g.phase for g in games} >= {ROLE, PLAY}
     enc, seats = Encoder(rules), [0, 3, 4, 1]
     out = np.full((4, enc.size), np.nan, np.float32)
     assert enc.encode_many(games, seats, out) is out
