@@ -16,7 +16,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
@@ -30,11 +29,11 @@ def run(*args: str, cwd: Path) -> str:
 
 
 def check_installed_copy(cwd: Path) -> None:
-    code = ("import agents, baohuang_env, baohuang_web; from pathlib import Path; "
-            f"checkout = Path({str(CHECKOUT)!r}); "
-            "assert all(checkout not in Path(m.__file__).parents for m in (agents, baohuang_env, baohuang_web)), "
-            "'the package was imported from the checkout, not from the wheel'; "
-            "from agents.pretrained import SHIPPED; assert all(p.path.is_file() for p in SHIPPED.values())")
+    code = ("import sysconfig, agents, baohuang_env, baohuang_web; from pathlib import Path; "
+            "site = Path(sysconfig.get_paths()['purelib']); "
+            "assert all(site in Path(m.__file__).parents for m in (agents, baohuang_env, baohuang_web)), "
+            "'the package was not imported from the installed wheel'; "
+            "from agents.pretrained import SHIPPED; assert all(site in p.path.parents for p in SHIPPED.values())")
     run("python", "-c", code, cwd=cwd)
 
 
