@@ -4,7 +4,8 @@ The rules engine (`Game`, `Rules`, the action table) is pure Python + numpy and 
 nothing else: `from baohuang_env import Game, get_rules` works without PettingZoo,
 Gymnasium or torch. The adapters load on first use: the PettingZoo AEC environment is
 `baohuang_env.env(...)` / `raw_env(...)`, and the Gymnasium single-agent view is
-registered as `Baohuang-v0` when Gymnasium is installed.
+registered as `Baohuang-v0` when Gymnasium is installed (with a native vector env:
+`gymnasium.make_vec("Baohuang-v0", N, vectorization_mode="vector_entry_point")`).
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ from .rules import PRESETS, Rules, get_rules
 
 #: Names served lazily by `__getattr__`: the adapters over the engine, which need PettingZoo
 #: and Gymnasium.
-_ADAPTERS = {"env": "aec_env", "raw_env": "aec_env", "BaohuangGymEnv": "gym_env"}
+_ADAPTERS = {"env": "aec_env", "raw_env": "aec_env", "BaohuangGymEnv": "gym_env", "BaohuangVectorEnv": "gym_vector"}
 
 __all__ = [
     "DECISIONS", "FIRST_PLAY", "LAYOUT_VERSION", "PASS", "PRESETS",
-    "ActionTable", "Agent", "BaohuangGymEnv", "Game", "GameResult", "IllegalActionError", "Play", "Rules",
+    "ActionTable", "Agent", "BaohuangGymEnv", "BaohuangVectorEnv", "Game", "GameResult", "IllegalActionError", "Play",
+    "Rules",
     "action_table", "beats", "env", "format_play", "get_rules", "make_agent", "parse_play", "raw_env",
     "register_agent",
 ]
@@ -59,7 +61,8 @@ def _register() -> None:
         pass
     else:
         if "Baohuang-v0" not in gymnasium.registry:
-            gymnasium.register("Baohuang-v0", entry_point="baohuang_env.gym_env:BaohuangGymEnv")
+            gymnasium.register("Baohuang-v0", entry_point="baohuang_env.gym_env:BaohuangGymEnv",
+                               vector_entry_point="baohuang_env.gym_vector:BaohuangVectorEnv")
     try:
         import pettingzoo
     except ImportError:

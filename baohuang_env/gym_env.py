@@ -35,9 +35,22 @@ from .encoding import Encoder
 from .game import Game, IllegalActionError
 from .rewards import check_reward_mode, illegal_move_reward, reward
 from .text import render_for_mode, render_table
-from .rules import get_rules
+from .rules import Rules, get_rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+
+
+def start_episode(rng: np.random.Generator, rules: Rules, learner_seat: int | str,
+                  opponents: Sequence[Agent]) -> tuple[int, Game]:
+    """(learner seat, new game) of an episode, drawn from the env's `rng` in this order: the
+    learner seat (when "random"), each opponent's reset seed, the deal's seed. The one sequence
+    `Baohuang-v0` and its native vector env (`gym_vector`) share: the same seeds give both
+    the same episodes."""
+    learner = int(rng.integers(NUM_SEATS)) if learner_seat == "random" else int(learner_seat)
+    for agent in opponents:
+        if hasattr(agent, "reset"):
+            agent.reset(int(rng.integers(2**31)))
+    return learner, Game(rules, seed=int(rng.integers(2**63 - 1)))
 
 
 class BaohuangGymEnv(gymnasium.Env):
@@ -118,15 +131,7 @@ class BaohuangGymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        rng = self.np_random
-        if self.learner_seat_option == "random":
-            self.learner = int(rng.integers(NUM_SEATS))
-        else:
-            self.learner = int(self.learner_seat_option)
-        for agent in self.opponents:
-            if hasattr(agent, "reset"):
-                agent.reset(int(rng.integers(2**31)))
-        self.game = Game(self.rules, seed=int(rng.integers(2**63 - 1)))
+        self.learner, self.game = start_episode(self.np_random, self.rules, self.learner_seat_option, self.opponents)
         self._episode_over = False
         self._play_opponents()
         self._episode_over = self.game.is_over

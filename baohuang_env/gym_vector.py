@@ -1,0 +1,173 @@
+"""A native Gymnasium vector env of `Baohuang-v0`: N games, one learner seat each, stepped together.
+
+    envs = gymnasium.make_vec("Baohuang-v0", num_envs=256, vectorization_mode="vector_entry_point",
+                              opponents="random")
+
+It gives the same trajectories as `vectorization_mode="sync"` (N `BaohuangGymEnv`s in
+Gymnasium's SyncVectorEnv) for the same seeds and actions: every env draws its episodes from
+its own `np_random` through the same `gym_env.start_episode`, its opponents are its own agents
+built from the same specs, and the rules are the scalar `Game`'s. What is batched is the work
+around the rules: the learners' and the opponents' masks come from `batch.legal_masks`, the
+observations from `Encoder.encode_many`, and the opponents of all envs move in rounds (one
+move in every env that waits on an opponent, then the next), with no per-env wrapper or
+stacking step. Opponents given as agent objects rather than specs are shared by every env, as
+in "sync"; if they keep state, the order of their calls (round by round here, env by env
+there) can make the two differ.
+
+Autoreset is `AutoresetMode.NEXT_STEP` (in `metadata["autoreset_mode"]`): an env that ended
+shows PASS alone in its mask, and its next step's action is ignored while it resets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .actions import PASS
+from .agent import Agent
+from .batch import legal_masks
+from .cards import NUM_SEATS
+from .game import Game, IllegalActionError
+from .gym_env import BaohuangGymEnv, start_episode
+from .rewards import reward
+
+
+class BaohuangVectorEnv(VectorEnv):
+    """N games of `Baohuang-v0` in one process; the arguments are BaohuangGymEnv's (no rendering)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, preset: str = "jj", opponents: str | Sequence[Any] = "autoplay",
+                 learner_seat: int | str = 0, reward_mode: str = "score", illegal_action: str = "terminate",
+                 illegal_reward: float | None = None, **rule_overrides: Any) -> None:
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        # one scalar env checks the arguments and owns the spaces, the rules and the encoder
+        first = BaohuangGymEnv(preset, opponents, learner_seat, reward_mode, illegal_action, illegal_reward,
+                               **rule_overrides)
+        self.num_envs = num_envs
+        self.rules, self.encoder = first.rules, first.encoder
+        self.reward_mode, self.illegal_action, self.illegal_reward = reward_mode, illegal_action, first.illegal_reward
+        self.learner_seat_option = learner_seat
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(first.observation_space, num_envs)
+        self.action_space = batch_space(first.action_space, num_envs)
+        #: Each env's four opponents, in seat order after its learner (as BaohuangGymEnv.opponents).
+        self.opponents: list[list[Agent]] = [first.opponents] + [
+            first._make_opponents(opponents) for _ in range(num_envs - 1)]
+        self._rngs: list[np.random.Generator | None] = [None] * num_envs
+        self.games: list[Game] = []
+        self.learners = np.zeros(num_envs, dtype=np.int64)
+        self._over = np.ones(num_envs, dtype=bool)  # the episode is over (the game ended, or an illegal move)
+        self._autoreset = np.zeros(num_envs, dtype=bool)  # ended at the last step: reset at this one
+        self._masks = np.zeros((num_envs, first.action_space.n), dtype=np.int8)
+        self._no_obs = np.empty(0, np.float32)
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool masks of the learners' legal actions; PASS alone in an env whose episode is over."""
+        return self._masks.astype(bool)
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new episode in every env; `seed` as in Gymnasium's vector envs (an int seeds
+        env i with seed + i, a list gives each env its own, None continues each env's RNG)."""
+        seeds = [None] * self.num_envs if seed is None else (
+            [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed))
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"give one seed per env: {self.num_envs}, got {len(seeds)}")
+        self.games = [None] * self.num_envs  # each filled in by _start
+        for i, s in enumerate(seeds):
+            if s is not None or self._rngs[i] is None:
+                self._rngs[i], _ = seeding.np_random(s)
+            self._start(i)
+        self._autoreset[:] = False
+        self._play_opponents(range(self.num_envs))
+        return self._observe(), self._infos({})
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learners' actions (N,); an env that ended at the last step resets instead."""
+        if not self.games:
+            raise RuntimeError("reset() the env before stepping it")
+        acts = np.asarray(actions)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        extras: dict[int, dict[str, Any]] = {}
+        moved = []
+        for i, a in enumerate(acts):
+            if self._autoreset[i]:
+                self._start(i)
+            elif self._over[i]:
+                raise RuntimeError("step() called after the episode ended; call reset()")  # as BaohuangGymEnv
+            else:
+                try:
+                    self.games[i].step(a)
+                except IllegalActionError as err:
+                    if self.illegal_action == "raise":
+                        raise
+                    self._over[i] = terminated[i] = True  # the game itself is left as it was
+                    rewards[i] = self.illegal_reward
+                    extras[i] = {"illegal_action": True, "reason": str(err)}
+                    continue
+            moved.append(i)
+        self._play_opponents(moved)
+        for i in moved:
+            game = self.games[i]
+            if game.is_over and not self._autoreset[i]:
+                self._over[i] = terminated[i] = True
+                rewards[i] = float(reward(game.result.scores[self.learners[i]], self.reward_mode))
+                extras[i] = {"scores": list(game.result.scores), "roles": list(game.result.roles)}
+        self._autoreset = terminated.copy()
+        return self._observe(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), self._infos(extras)
+
+    def _start(self, i: int) -> None:
+        """Env i's next episode from its own RNG (`start_episode`, as BaohuangGymEnv.reset)."""
+        self.learners[i], self.games[i] = start_episode(self._rngs[i], self.rules, self.learner_seat_option,
+                                                        self.opponents[i])
+        self._over[i] = False
+
+    def _play_opponents(self, rows: Sequence[int]) -> None:
+        """The opponents move in rounds until, in every env of `rows`, the learner is to act or
+        the game is over; an opponent with `uses_observation` False gets no observation."""
+        games, learners, opponents = self.games, self.learners, self.opponents
+        waiting = [i for i in rows if not games[i].is_over and games[i].current_player != learners[i]]
+        while waiting:
+            batch = [games[i] for i in waiting]
+            masks = legal_masks(batch)
+            seats = [g.current_player for g in batch]
+            agents = [opponents[i][(s - learners[i] - 1) % NUM_SEATS] for i, s in zip(waiting, seats, strict=True)]
+            seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
+            obs = {}
+            if seeing:
+                rows_obs = self.encoder.encode_many([batch[j] for j in seeing], [seats[j] for j in seeing])
+                obs = dict(zip(seeing, rows_obs, strict=True))
+            for j, (game, agent) in enumerate(zip(batch, agents, strict=True)):
+                game.step(agent.act(obs.get(j, self._no_obs), masks[j]))
+            waiting = [i for i in waiting if not games[i].is_over and games[i].current_player != learners[i]]
+
+    def _observe(self) -> np.ndarray:
+        """The learners' observations; the masks of their legal actions into `_masks`."""
+        legal_masks(self.games, out=self._masks)
+        self._over |= np.array([g.is_over for g in self.games])  # a deal can end before its learner acts
+        if self._over.any():
+            self._masks[self._over] = 0
+            self._masks[self._over, PASS] = 1
+        return self.encoder.encode_many(self.games, self.learners)
+
+    def _infos(self, extras: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        """The infos as SyncVectorEnv stacks BaohuangGymEnv's: every env's mask and seat, and
+        the end-of-episode entries of the envs that ended."""
+        everyone = np.ones(self.num_envs, dtype=bool)
+        infos: dict[str, Any] = {"action_mask": self._masks.copy(), "_action_mask": everyone,
+                                 "seat": self.learners.copy(), "_seat": everyone.copy()}
+        for i in sorted(extras):
+            infos = self._add_info(infos, extras[i], i)
+        return infos
+
+
+__all__ = ["BaohuangVectorEnv"]
