@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .actions import PASS
-from .batch import legal_masks
+from .batch import MIN_BATCH, legal_masks
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, GameResult, IllegalActionError
@@ -51,7 +51,8 @@ def game_seed(seed: int, k: int) -> int:
 
 @dataclass
 class BatchStep:
-    """What every row shows after a `reset` or `step`; arrays are new at every call.
+    """What every row shows after a `reset` or `step`. `obs` and `mask` are the batch's own
+    buffers, rewritten by its next call (copy them to keep them); the other arrays are new.
 
     `seat` (B,) int64: the acting seat, -1 on a row whose game has ended and waits.
     `obs` (B, D) float32: `Encoder.encode` of the acting seat (of the last mover on a waiting row).
@@ -67,6 +68,17 @@ class BatchStep:
     rewards: np.ndarray
     terminated: np.ndarray
     ended: list[tuple[int, GameResult, dict[str, Any]]] = field(default_factory=list)
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action of every mask row ((B, N) int8, no row empty), in one
+    pass over the whole batch: the legal ids of all rows from one flat `nonzero`, then one
+    pick per row (under a microsecond a row, several times faster than a nonzero per row)."""
+    B, N = masks.shape
+    flat = np.flatnonzero(masks.view(bool).reshape(-1))
+    counts = np.bincount(flat // N, minlength=B)
+    picks = np.cumsum(counts) - counts + (rng.random(B) * counts).astype(np.int64)
+    return flat[picks] - np.arange(B) * N
 
 
 class BatchedGames:
@@ -87,7 +99,10 @@ class BatchedGames:
         self._reset_seeds = [0] * num_games
         self._game_index = [0] * num_games  # k of each row's current game
         self._last_mover = [0] * num_games  # whose view a waiting row's observation shows
-        self._mask: np.ndarray | None = None  # the masks last shown: what step() checks actions against
+        self._rows = np.arange(num_games)
+        self._masks = np.empty((num_games, self.num_actions), dtype=np.int8)
+        self._obs = np.empty((num_games, self.observation_size), dtype=np.float32)
+        self._mask: np.ndarray | None = None  # a read-only view of the masks last shown: what step() checks
 
     @property
     def num_actions(self) -> int:
@@ -147,10 +162,8 @@ class BatchedGames:
 
     def _check(self, acts: np.ndarray, waiting: list[int]) -> None:
         """Raise IllegalActionError for the first row whose action its mask does not allow."""
-        n = self.num_actions
-        in_range = (acts >= 0) & (acts < n)
-        ok = in_range.copy()
-        ok[in_range] = self._mask[np.flatnonzero(in_range), acts[in_range]].astype(bool)
+        clipped = np.clip(acts, 0, self.num_actions - 1)
+        ok = self._mask[self._rows, clipped].view(bool) & (clipped == acts)
         ok[waiting] = True
         if ok.all():
             return
@@ -173,17 +186,17 @@ class BatchedGames:
         games = self.games
         B = self.num_games
         seat = np.array([g.current_player for g in games], dtype=np.int64)
-        mask = legal_masks(games)
+        masks = legal_masks(games, self._masks, MIN_BATCH)
         waiting = np.flatnonzero(seat < 0)
         if waiting.size:
-            mask[waiting] = 0
-            mask[waiting, PASS] = 1
+            masks[waiting] = 0
+            masks[waiting, PASS] = 1
             view_seats = np.where(seat < 0, self._last_mover, seat)
         else:
             view_seats = seat
-        obs = self.encoder.encode_many(games, view_seats)
+        obs = self.encoder.encode_many(games, view_seats, self._obs)
+        mask = self._mask = masks.view()
         mask.flags.writeable = False
-        self._mask = mask
         rewards = np.zeros((B, NUM_SEATS), dtype=np.float32)
         terminated = np.zeros(B, dtype=bool)
         for b, result, _record in ended:
@@ -192,4 +205,4 @@ class BatchedGames:
         return BatchStep(seat, obs, mask, rewards, terminated, ended)
 
 
-__all__ = ["AUTORESET_MODES", "BatchStep", "BatchedGames", "game_seed"]
+__all__ = ["AUTORESET_MODES", "BatchStep", "BatchedGames", "game_seed", "random_legal"]

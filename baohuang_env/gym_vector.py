@@ -30,7 +30,7 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import PASS
 from .agent import Agent
-from .batch import legal_masks
+from .batch import MIN_BATCH, legal_masks
 from .cards import NUM_SEATS
 from .game import Game, IllegalActionError
 from .gym_env import BaohuangGymEnv, start_episode
@@ -138,7 +138,7 @@ class BaohuangVectorEnv(VectorEnv):
         waiting = [i for i in rows if not games[i].is_over and games[i].current_player != learners[i]]
         while waiting:
             batch = [games[i] for i in waiting]
-            masks = legal_masks(batch)
+            masks = legal_masks(batch, min_batch=MIN_BATCH)
             seats = [g.current_player for g in batch]
             agents = [opponents[i][(s - learners[i] - 1) % NUM_SEATS] for i, s in zip(waiting, seats, strict=True)]
             seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
@@ -152,7 +152,7 @@ class BaohuangVectorEnv(VectorEnv):
 
     def _observe(self) -> np.ndarray:
         """The learners' observations; the masks of their legal actions into `_masks`."""
-        legal_masks(self.games, out=self._masks)
+        legal_masks(self.games, self._masks, MIN_BATCH)
         self._over |= np.array([g.is_over for g in self.games])  # a deal can end before its learner acts
         if self._over.any():
             self._masks[self._over] = 0

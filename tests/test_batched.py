@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from baohuang_env import PASS, Game, IllegalActionError, get_rules
-from baohuang_env.batched import AUTORESET_MODES, BatchedGames, game_seed
+from baohuang_env.batched import AUTORESET_MODES, BatchedGames, game_seed, random_legal
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY, ROLE
 from baohuang_env.rules import PRESETS
@@ -73,8 +73,8 @@ def assert_same(step, ref: Reference, ref_ended: list) -> None:
     np.testing.assert_array_equal(step.terminated, np.isin(np.arange(len(ref.rows)), [b for b, _, _ in ref_ended]))
 
 
-def random_legal(rng, masks: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action of every mask row."""
+def random_rows(rng, masks: np.ndarray) -> np.ndarray:
+    """A uniformly random legal action of every mask row, row by row."""
     return np.array([(legal := m.view(bool).nonzero()[0])[rng.integers(legal.size)] for m in masks])
 
 
@@ -97,7 +97,7 @@ def run_differential(preset: str, mode: str, rows: int, steps: int, seed: int) -
             for b, s in zip(done, new, strict=True):
                 ref.reset_row(b, s)
             assert_same(step, ref, [])
-        actions = random_legal(rng, step.mask)
+        actions = random_rows(rng, step.mask)
         waiting = step.seat < 0
         actions[waiting] = rng.integers(batch.num_actions, size=int(waiting.sum()))  # ignored: any id will do
         step = batch.step(actions)
@@ -138,9 +138,9 @@ def test_an_illegal_action_in_one_row_changes_no_row():
     step = batch.reset(range(6))
     rng = np.random.default_rng(1)
     for _ in range(40):  # into the play phase
-        step = batch.step(random_legal(rng, step.mask))
+        step = batch.step(random_rows(rng, step.mask))
     before = [g.to_replay() for g in batch.games]
-    actions = random_legal(rng, step.mask)
+    actions = random_rows(rng, step.mask)
     bad = actions.copy()
     bad[3] = int(np.flatnonzero(step.mask[3] == 0)[-1])
     with pytest.raises(IllegalActionError, match=r"^row 3: seat") as err:
@@ -177,9 +177,17 @@ def test_encode_many_writes_the_rows_of_encode():
     rng = np.random.default_rng(2)
     for i, g in enumerate(games):  # states from the deal into play
         while len(g.actions) < 30 * i and not g.is_over:
-            g.step(int(random_legal(rng, g.legal_mask()[None])[0]))
+            g.step(int(random_rows(rng, g.legal_mask()[None])[0]))
     assert {g.phase for g in games} >= {ROLE, PLAY}
     enc, seats = Encoder(rules), [0, 3, 4, 1]
     out = np.full((4, enc.size), np.nan, np.float32)
     assert enc.encode_many(games, seats, out) is out
     assert [row.tobytes() for row in out] == [enc.encode(g, s).tobytes() for g, s in zip(games, seats, strict=True)]
+
+
+def test_random_legal_picks_every_legal_action_of_each_row_and_nothing_else():
+    masks = np.zeros((3, 50), np.int8)
+    masks[0, [0]] = masks[1, [3, 7, 49]] = masks[2, 10:20] = 1
+    rng = np.random.default_rng(0)
+    picks = np.array([random_legal(masks, rng) for _ in range(400)])
+    assert [sorted(set(picks[:, b])) for b in range(3)] == [[0], [3, 7, 49], list(range(10, 20))]
