@@ -10,6 +10,7 @@ learner's steps of `Baohuang-v0` (the opponents' moves happen inside them).
 
     baohuang bench --preset weihai          # one preset
     baohuang bench --all-presets            # every preset, with env() rates as ratios of jj's
+    baohuang bench --batch                  # the batched engine and the native vector env
 
 `--all-presets` prints one JSON object: the machine, then per preset its report (without the
 machine fields), then `env_steps_ratio_to_jj` and `env_games_ratio_to_jj`: each preset's env()
@@ -236,6 +237,161 @@ def run_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, log=None)
     return report
 
 
+#: Batch sizes of `bench --batch`.
+BATCH_SIZES = (1, 16, 256, 1024, 4096)
+#: The batch size whose time per phase `bench --batch` reports.
+PROFILE_BATCH = 1024
+#: Envs of the native-vs-sync vector env comparison, and its interleaved rounds (best of each).
+VECTOR_ENVS, VECTOR_ROUNDS = 256, 2
+
+
+def _until(seconds: float, sweep) -> float:
+    """Run sweep() (which returns the game steps it made) until `seconds` have passed, at least
+    once, after one untimed warm-up sweep (the first builds lookup tables); returns steps/s."""
+    sweep()
+    steps, t0 = 0, time.perf_counter()
+    while True:
+        steps += sweep()
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return steps / dt
+
+
+def _batched_rate(rules, size: int, seconds: float, seed: int) -> float:
+    """Game steps/s of `BatchedGames` (same-step autoreset: every row acts at every step), masks
+    and acting-seat observations made at every step, random legal actions chosen over the batch."""
+    from baohuang_env.batched import BatchedGames, random_legal
+
+    games, rng = BatchedGames(rules, size, autoreset="same_step"), np.random.default_rng(seed)
+    state = [games.reset(range(seed, seed + size))]
+
+    def sweep() -> int:
+        state[0] = games.step(random_legal(state[0].mask, rng))
+        return size
+
+    return _until(seconds, sweep)
+
+
+def _python_loop_rate(rules, size: int, seconds: float, seed: int) -> float:
+    """Game steps/s of `size` Games stepped one after another in a plain loop: mask by
+    game.legal_mask(), observation by Encoder.encode, a random legal action."""
+    from baohuang_env.encoding import Encoder
+
+    encoder, rng = Encoder(rules), random.Random(seed)
+    games = [Game(rules, seed=seed + b) for b in range(size)]
+    dealt = [seed + size]
+
+    def sweep() -> int:
+        for b, game in enumerate(games):
+            legal = game.legal_mask().view(bool).nonzero()[0]
+            encoder.encode(game, game.current_player)
+            game.step(int(legal[rng.randrange(legal.size)]))
+            if game.is_over:
+                games[b] = Game(rules, seed=dealt[0])
+                dealt[0] += 1
+        return size
+
+    return _until(seconds, sweep)
+
+
+def _profile_batch(rules, size: int, seconds: float, seed: int) -> dict[str, Any]:
+    """Where a batched game step's time goes: the loop of `BatchedGames.step` written out with
+    the same calls (batch.legal_masks, Encoder.encode_many, random_legal, Game.step), each
+    phase timed with perf_counter; microseconds per game step and shares of the total."""
+    from baohuang_env.batch import legal_masks
+    from baohuang_env.batched import random_legal
+    from baohuang_env.encoding import Encoder
+
+    encoder, rng = Encoder(rules), np.random.default_rng(seed)
+    games = [Game(rules, seed=seed + b) for b in range(size)]
+    masks = np.empty((size, encoder.table.num_actions), dtype=np.int8)
+    obs = np.empty((size, encoder.size), dtype=np.float32)
+    spent = dict.fromkeys(("masks", "observations", "choose_actions", "game_step"), 0.0)
+    dealt, steps, clock = seed + size, 0, time.perf_counter
+    t_start = clock()
+    while steps == 0 or clock() - t_start < seconds:
+        t0 = clock()
+        legal_masks(games, out=masks)
+        t1 = clock()
+        encoder.encode_many(games, [g.current_player for g in games], obs)
+        t2 = clock()
+        actions = random_legal(masks, rng).tolist()
+        t3 = clock()
+        for b, (game, a) in enumerate(zip(games, actions, strict=True)):
+            game.step(a)
+            if game.is_over:  # the next deal, as a same-step autoreset
+                games[b] = Game(rules, seed=dealt)
+                dealt += 1
+        t4 = clock()
+        for name, dt in zip(spent, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            spent[name] += dt
+        steps += size
+    total = sum(spent.values())
+    return {"batch_size": size, "steps_per_s": steps / total,
+            "us_per_game_step": {k: v / steps * 1e6 for k, v in spent.items()},
+            "shares": {k: v / total for k, v in spent.items()}}
+
+
+def _vector_rate(preset: str, mode: str, num_envs: int, seconds: float, seed: int) -> float:
+    """Learner steps/s of `gymnasium.make_vec("Baohuang-v0", ...)` with random opponents and
+    random legal learner actions; the step that autoresets an env counts no learner step there."""
+    import gymnasium
+
+    from baohuang_env.batched import random_legal
+
+    envs = gymnasium.make_vec("Baohuang-v0", num_envs=num_envs, vectorization_mode=mode, preset=preset,
+                              opponents="random")
+    rng = np.random.default_rng(seed)
+    state = [envs.reset(seed=seed)[1], np.zeros(num_envs, dtype=bool)]
+
+    def sweep() -> int:
+        info, resetting = state
+        _obs, _r, terminated, _t, state[0] = envs.step(random_legal(info["action_mask"], rng))
+        state[1] = terminated
+        return num_envs - int(resetting.sum())
+
+    rate = _until(seconds, sweep)
+    envs.close()
+    return rate
+
+
+def run_batch_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, sizes=BATCH_SIZES,
+                    profile_size: int = PROFILE_BATCH, vector_envs: int = VECTOR_ENVS, log=None) -> dict[str, Any]:
+    """`bench --batch`: BatchedGames' steps/s at each batch size beside a plain loop over as
+    many Games (interleaved, size by size), raw_env()'s rate, the time per phase at
+    `profile_size`, and the native vector env beside "sync" (interleaved rounds, best of each)."""
+    import baohuang_env
+
+    def say(msg: str) -> None:
+        if log is not None:
+            print(msg, file=log, flush=True)
+
+    rules = get_rules(preset)
+    report: dict[str, Any] = {"preset": preset, "seconds_per_rate": seconds, "python": platform.python_version(),
+                              "numpy": np.__version__, "machine": platform.machine()}
+    batched, loop = {}, {}
+    for size in sizes:
+        say(f"timing BatchedGames and a plain loop at B={size} ...")
+        batched[str(size)] = _batched_rate(rules, size, seconds, seed)
+        loop[str(size)] = _python_loop_rate(rules, size, seconds, seed)
+    report["batched_steps_per_s"] = batched
+    report["python_loop_steps_per_s"] = loop
+    report["batched_over_python_loop"] = {k: batched[k] / loop[k] for k in batched}
+    say("timing raw_env() ...")
+    report["raw_env_steps_per_s"], _ = _run_aec(lambda: baohuang_env.raw_env(preset=preset), seconds, seed)
+    say(f"timing the phases of a batched step at B={profile_size} ...")
+    report["profile"] = _profile_batch(rules, profile_size, seconds, seed)
+    native = sync = 0.0
+    for rnd in range(VECTOR_ROUNDS):
+        say(f"timing Baohuang-v0 vector envs, native and sync, N={vector_envs}, round {rnd + 1}/{VECTOR_ROUNDS} ...")
+        sync = max(sync, _vector_rate(preset, "sync", vector_envs, seconds, seed))
+        native = max(native, _vector_rate(preset, "vector_entry_point", vector_envs, seconds, seed))
+    report["vector_envs"] = vector_envs
+    report["vector_learner_steps_per_s"] = {"native": native, "sync": sync}
+    report["native_over_sync"] = native / sync
+    return report
+
+
 #: Interleaved rounds of env() per preset behind --all-presets' ratios (best of the rounds).
 RATIO_ROUNDS = 3
 #: Report fields that describe the machine, not the preset (printed once by --all-presets).
@@ -286,12 +442,21 @@ def add_parser(sub) -> None:
     p.add_argument("--preset", default="jj", help=f"rule preset (default jj): {', '.join(PRESETS)}")
     p.add_argument("--all-presets", action="store_true",
                    help="bench every preset in one run; env() rates also as ratios of jj's")
+    p.add_argument("--batch", action="store_true",
+                   help="bench the batched engine (BatchedGames) at B in 1..4096 beside a plain loop over Games, "
+                        "raw_env(), the time per phase, and the native vector env beside 'sync'")
     p.add_argument("--seconds", type=positive_float, default=3.0, help="time per rate measurement (default 3)")
     p.add_argument("--seed", type=int, default=0)
 
 
 def main(args) -> int:
-    if args.all_presets:
+    if args.batch and args.all_presets:
+        print("baohuang bench: --batch benches one preset (--preset); drop --all-presets", file=sys.stderr)
+        return 2
+    if args.batch:
+        get_rules(args.preset)
+        report = run_batch_bench(args.preset, args.seconds, args.seed, log=sys.stderr)
+    elif args.all_presets:
         report = run_all_presets(args.seconds, args.seed, log=sys.stderr)
     else:
         get_rules(args.preset)  # an unknown preset fails here, with the list of presets

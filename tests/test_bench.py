@@ -1,11 +1,12 @@
-"""`baohuang bench` runs and reports every figure as JSON (its numbers are measured, not tested)."""
+"""`baohuang bench` and `bench --batch` run and report every figure as JSON (the numbers are
+measured, not tested)."""
 
 from __future__ import annotations
 
 import json
 
 from baohuang_env import PRESETS
-from baohuang_cli.bench import RATIO_ROUNDS, run_all_presets
+from baohuang_cli.bench import RATIO_ROUNDS, run_all_presets, run_batch_bench
 from baohuang_cli.cli import main
 
 
@@ -24,3 +25,20 @@ def test_bench_command_prints_json(capsys):
     assert main(["bench", "--preset", "qingdao", "--seconds", "0.05"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["preset"] == "qingdao" and out["env_steps_per_s"] > 0
+
+
+def test_batch_bench_reports_every_batch_size_the_loop_the_phases_and_the_vector_envs():
+    report = run_batch_bench(seconds=0.01, sizes=(1, 16), profile_size=16, vector_envs=4)
+    assert set(report["batched_steps_per_s"]) == set(report["python_loop_steps_per_s"]) == {"1", "16"}
+    assert all(v > 0 for v in report["batched_steps_per_s"].values()) and report["raw_env_steps_per_s"] > 0
+    profile = report["profile"]
+    assert set(profile["shares"]) == {"masks", "observations", "choose_actions", "game_step"}
+    assert abs(sum(profile["shares"].values()) - 1) < 1e-9 and profile["batch_size"] == 16
+    assert report["vector_envs"] == 4 and set(report["vector_learner_steps_per_s"]) == {"native", "sync"}
+    assert report["native_over_sync"] > 0
+    json.dumps(report)
+
+
+def test_bench_batch_refuses_all_presets(capsys):
+    assert main(["bench", "--batch", "--all-presets"]) == 2
+    assert "--batch" in capsys.readouterr().err
