@@ -14,8 +14,12 @@ stacking step. Opponents given as agent objects rather than specs are shared by 
 in "sync"; if they keep state, the order of their calls (round by round here, env by env
 there) can make the two differ.
 
-Autoreset is `AutoresetMode.NEXT_STEP` (in `metadata["autoreset_mode"]`): an env that ended
-shows PASS alone in its mask, and its next step's action is ignored while it resets.
+Autoreset (`autoreset_mode`, in `metadata["autoreset_mode"]`, as Gymnasium's vector envs say
+it): `AutoresetMode.NEXT_STEP` (the default) — an env that ended shows PASS alone in its mask,
+and its next step's action is ignored while it resets; `AutoresetMode.SAME_STEP` — it resets
+within the step that ended it, its final observation and info in `info["final_obs"]` and
+`info["final_info"]` (as SyncVectorEnv's same-step mode puts them), so every row is a live
+decision.
 """
 
 from __future__ import annotations
@@ -44,9 +48,15 @@ class BaohuangVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, preset: str = "jj", opponents: str | Sequence[Any] = "autoplay",
                  learner_seat: int | str = 0, reward_mode: str = "score", illegal_action: str = "terminate",
-                 illegal_reward: float | None = None, **rule_overrides: Any) -> None:
+                 illegal_reward: float | None = None, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+                 **rule_overrides: Any) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        if autoreset_mode not in modes and autoreset_mode not in [m.value for m in modes]:
+            raise ValueError(f"autoreset_mode must be one of {[m.value for m in modes]}, got {autoreset_mode!r}")
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         # one scalar env checks the arguments and owns the spaces, the rules and the encoder
         first = BaohuangGymEnv(preset, opponents, learner_seat, reward_mode, illegal_action, illegal_reward,
                                **rule_overrides)
@@ -122,8 +132,29 @@ class BaohuangVectorEnv(VectorEnv):
                 self._over[i] = terminated[i] = True
                 rewards[i] = float(reward(game.result.scores[self.learners[i]], self.reward_mode))
                 extras[i] = {"scores": list(game.result.scores), "roles": list(game.result.roles)}
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
+            return self._reset_ended(terminated, rewards, extras)
         self._autoreset = terminated.copy()
         return self._observe(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), self._infos(extras)
+
+    def _reset_ended(self, ended: np.ndarray, rewards: np.ndarray, extras: dict[int, dict[str, Any]]
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """SAME_STEP: the envs that `ended` at this step start their next episode now; their
+        final observation and info go into `final_obs` / `final_info`, the infos of the new
+        episode's first decision in their place (as SyncVectorEnv does it)."""
+        final_obs = self._observe()
+        final_infos = {int(i): {"action_mask": self._masks[i].copy(), "seat": int(self.learners[i]), **extras[i]}
+                       for i in np.flatnonzero(ended)}
+        rows = list(final_infos)
+        for i in rows:
+            self._start(i)
+        self._play_opponents(rows)
+        obs = self._observe()
+        infos: dict[str, Any] = {}
+        for i in rows:
+            infos = self._add_info(infos, {"final_obs": final_obs[i], "final_info": final_infos[i]}, i)
+        infos.update(self._infos({}))  # only the envs that ended have extras, and they are final
+        return obs, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
 
     def _start(self, i: int) -> None:
         """Env i's next episode from its own RNG (`start_episode`, as BaohuangGymEnv.reset)."""

@@ -46,12 +46,15 @@ def assert_equal(a, b) -> None:
         assert len(a) == len(b)
         for x, y in zip(a, b, strict=True):
             assert_equal(x, y)
-    else:
-        assert a.dtype == b.dtype and a.shape == b.shape
-        if a.dtype == object:
-            assert a.tolist() == b.tolist()
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+        if a.dtype == object:  # e.g. same-step final_obs / final_info: arrays and dicts (None where not ended)
+            for x, y in zip(a.ravel(), b.ravel(), strict=True):
+                assert_equal(x, y)
         else:
             np.testing.assert_array_equal(a, b)
+    else:
+        assert type(a) is type(b) and a == b
 
 
 @pytest.mark.parametrize("opponents", ["random", "autoplay", "greedy", ("greedy", "random", "autoplay", "random")])
@@ -64,6 +67,27 @@ def test_native_trajectories_equal_sync(opponents, learner_seat):
     ended = sum(int(r[2].sum()) for r in native if len(r) == 5)
     assert ended >= 8  # several autoresets in every run
     assert any("illegal_action" in r[-1] for r in native) and any("scores" in r[-1] for r in native)
+
+
+@pytest.mark.parametrize("opponents", ["random", "greedy"])
+def test_native_same_step_autoreset_equals_sync(opponents):
+    """With `autoreset_mode=SAME_STEP` an ended env starts its next episode within the step,
+    its final observation and info in `final_obs` / `final_info`, as SyncVectorEnv does."""
+    sync = gymnasium.make_vec("Baohuang-v0", num_envs=4, vectorization_mode="sync", opponents=opponents,
+                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    native = make(NATIVE, opponents=opponents, autoreset_mode=AutoresetMode.SAME_STEP)
+    assert native.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    a, b = trajectory(sync, steps=300, seed=5), trajectory(native, steps=300, seed=5)
+    assert_equal(a, b)
+    finals = [r[-1] for r in b if len(r) == 5 and r[2].any()]
+    assert len(finals) >= 8 and all("final_obs" in info and "final_info" in info for info in finals)
+    for result in b[1:]:  # every row is a live decision: never PASS alone after an episode
+        assert (result[-1]["action_mask"].sum(axis=1) > 0).all()
+
+
+def test_an_unknown_autoreset_mode_is_refused():
+    with pytest.raises(ValueError, match="autoreset_mode must be one of"):
+        make(NATIVE, autoreset_mode="disabled")
 
 
 def test_native_equals_sync_in_a_calling_preset_with_observing_opponents():
