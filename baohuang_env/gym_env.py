@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import PASS
-from .agent import Agent, check_agent, make_agent
+from .agent import NO_OBSERVATION, Agent, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
@@ -119,11 +119,11 @@ class BaohuangGymEnv(gymnasium.Env):
         """The opponents move until the learner is to act or the game ends; an opponent that
         reads only the mask (`uses_observation` False: autoplay, random) gets no observation,
         which would cost more than its move."""
-        game, no_obs = self.game, np.empty(0, np.float32)
+        game = self.game
         while not game.is_over and game.current_player != self.learner:
             seat = game.current_player
             agent = self.opponents[(seat - self.learner - 1) % NUM_SEATS]
-            obs = self.encoder.encode(game, seat) if agent.uses_observation else no_obs
+            obs = self.encoder.encode(game, seat) if agent.uses_observation else NO_OBSERVATION
             game.step(agent.act(obs, game.legal_mask()))
 
     def _reward(self) -> float:

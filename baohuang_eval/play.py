@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from baohuang_env.agent import AGENT_KINDS, Agent, make_agent
+from baohuang_env.agent import AGENT_KINDS, NO_OBSERVATION, Agent, make_agent
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import Game, IllegalActionError
 from baohuang_env.rules import Rules
@@ -24,12 +24,6 @@ from baohuang_env.rules import Rules
 #: Composition tags that enter the agent seeds: "A" / "B" in the seat protocol, and tags of
 #: their own for team games, so team games never reuse the seeds of seat games.
 SEED_TAGS = {"A": 0, "B": 1, "team-A": 2, "team-B": 3}
-
-#: Given instead of an observation to agents that declare `uses_observation = False` (agents
-#: that read only the mask): encoding is over half the cost of a game between such agents.
-NO_OBSERVATION = np.zeros(0, dtype=np.float32)
-NO_OBSERVATION.flags.writeable = False
-
 
 def agent_seed(deal: int, focal_seat: int, composition: str, seat: int) -> int:
     """Seed of the agent at `seat` in the game (deal, focal seat, composition). Team games
@@ -113,6 +107,6 @@ def _accepted() -> str:
 
 
 __all__ = [
-    "NO_OBSERVATION", "SEED_TAGS", "ObjectSeats", "Seats", "SpecSeats", "agent_seed", "file_slug", "play_out",
+    "SEED_TAGS", "ObjectSeats", "Seats", "SpecSeats", "agent_seed", "file_slug", "play_out",
     "validate_specs",
 ]

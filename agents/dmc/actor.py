@@ -16,15 +16,13 @@ import numpy as np
 import torch
 
 from baohuang_env import Game
-from baohuang_env.agent import Agent, make_agent
+from baohuang_env.agent import NO_OBSERVATION, Agent, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
 from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
 from baohuang_env.seeds import TRAIN_SEED_START
-
-from baohuang_eval.play import NO_OBSERVATION
 
 from ..guard_belief import NO_LABEL, guard_label
 from ..networks import ActionScorer

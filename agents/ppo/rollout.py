@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from baohuang_env import Game
+from baohuang_env.agent import NO_OBSERVATION
 from baohuang_env.batch import legal_actions
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
@@ -36,7 +37,6 @@ from baohuang_env.game import PLAY
 from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
 from baohuang_env.seeds import TRAIN_SEED_START
-from baohuang_eval.play import NO_OBSERVATION
 
 from ..action_features import ActionFeatures
 from ..guard_belief import guard_label
