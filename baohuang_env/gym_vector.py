@@ -33,7 +33,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .actions import PASS
-from .agent import Agent
+from .agent import NO_OBSERVATION, Agent
 from .batch import MIN_BATCH, legal_masks
 from .cards import NUM_SEATS
 from .game import Game, IllegalActionError
@@ -77,7 +77,6 @@ class BaohuangVectorEnv(VectorEnv):
         self._over = np.ones(num_envs, dtype=bool)  # the episode is over (the game ended, or an illegal move)
         self._autoreset = np.zeros(num_envs, dtype=bool)  # ended at the last step: reset at this one
         self._masks = np.zeros((num_envs, first.action_space.n), dtype=np.int8)
-        self._no_obs = np.empty(0, np.float32)
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool masks of the learners' legal actions; PASS alone in an env whose episode is over."""
@@ -142,17 +141,18 @@ class BaohuangVectorEnv(VectorEnv):
         """SAME_STEP: the envs that `ended` at this step start their next episode now; their
         final observation and info go into `final_obs` / `final_info`, the infos of the new
         episode's first decision in their place (as SyncVectorEnv does it)."""
-        final_obs = self._observe()
-        final_infos = {int(i): {"action_mask": self._masks[i].copy(), "seat": int(self.learners[i]), **extras[i]}
-                       for i in np.flatnonzero(ended)}
-        rows = list(final_infos)
+        rows = [int(i) for i in np.flatnonzero(ended)]
+        final_obs = self.encoder.encode_many([self.games[i] for i in rows], self.learners[rows])
+        over_mask = np.zeros(self._masks.shape[1], dtype=np.int8)
+        over_mask[PASS] = 1  # an ended episode's mask (`action_masks`)
+        final_infos = [{"action_mask": over_mask.copy(), "seat": int(self.learners[i]), **extras[i]} for i in rows]
         for i in rows:
             self._start(i)
         self._play_opponents(rows)
         obs = self._observe()
         infos: dict[str, Any] = {}
-        for i in rows:
-            infos = self._add_info(infos, {"final_obs": final_obs[i], "final_info": final_infos[i]}, i)
+        for i, final, info in zip(rows, final_obs, final_infos, strict=True):
+            infos = self._add_info(infos, {"final_obs": final, "final_info": info}, i)
         infos.update(self._infos({}))  # only the envs that ended have extras, and they are final
         return obs, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
 
@@ -178,7 +178,7 @@ class BaohuangVectorEnv(VectorEnv):
                 rows_obs = self.encoder.encode_many([batch[j] for j in seeing], [seats[j] for j in seeing])
                 obs = dict(zip(seeing, rows_obs, strict=True))
             for j, (game, agent) in enumerate(zip(batch, agents, strict=True)):
-                game.step(agent.act(obs.get(j, self._no_obs), masks[j]))
+                game.step(agent.act(obs.get(j, NO_OBSERVATION), masks[j]))
             waiting = [i for i in waiting if not games[i].is_over and games[i].current_player != learners[i]]
 
     def _observe(self) -> np.ndarray:
