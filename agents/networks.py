@@ -60,3 +60,19 @@ class NumpyScorer:
         z = np.maximum(actions @ self.wa.T + (self.ba + h), 0.0)
         z = np.maximum(z @ self.w3.T + self.b3, 0.0)
         return z @ self.w4[0] + self.b4[0]
+
+    def score_segments(self, obs: np.ndarray, counts: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """`ActionScorer.score_segments` in numpy: row b of `obs` (B, O) has `counts[b]` of the
+        action rows `actions` (sum(counts), A), row after row -> (sum(counts),). One matrix
+        product per layer for the whole batch: at 16+ decisions it costs about half as much
+        per decision as `scores` one decision at a time (measured: `baohuang bench --actors`)."""
+        h = np.maximum(obs @ self.w1.T + self.b1, 0.0)
+        h = np.maximum(h @ self.w2.T + self.b2, 0.0)
+        h += self.ba
+        z = actions @ self.wa.T
+        z += np.repeat(h, counts, axis=0)
+        np.maximum(z, 0.0, out=z)
+        z = z @ self.w3.T
+        z += self.b3
+        np.maximum(z, 0.0, out=z)
+        return z @ self.w4[0] + self.b4[0]

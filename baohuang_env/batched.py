@@ -21,11 +21,18 @@ ignored), and its observation stays the final state seen by the seat that made t
 Seeds: a row's game k (k = 0 at `reset`/`reset_rows`, then 1, 2, ... at each autoreset) is
 dealt from `game_seed(seed, k)`: the reset seed itself for k = 0 (so row b's first game is
 `Game(rules, seed)`), and for k >= 1 the first 63 bits of `np.random.SeedSequence([seed, k])`.
+A trainer that draws its deals from its own range instead gives `next_seed(row)`, called at
+each autoreset for the row's next deal. Either way every ended game's replay record holds
+its seed, from which `Game.from_replay` rebuilds it.
+
+Observations: with `observe=False` a step shows no `obs` (None), and `observe(rows)` encodes
+the acting seats of just the rows a caller needs (a trainer skips the forced moves and the
+bots that read only the mask, which is most rows at most steps).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,15 +62,17 @@ class BatchStep:
     buffers, rewritten by its next call (copy them to keep them); the other arrays are new.
 
     `seat` (B,) int64: the acting seat, -1 on a row whose game has ended and waits.
-    `obs` (B, D) float32: `Encoder.encode` of the acting seat (of the last mover on a waiting row).
+    `obs` (B, D) float32: `Encoder.encode` of the acting seat (of the last mover on a waiting
+    row); None when the batch was made with `observe=False` (see `BatchedGames.observe`).
     `mask` (B, N) int8 (read-only): `game.legal_mask()` of the acting seat; PASS alone on a waiting row.
     `rewards` (B, 5) float32: the five seats' deal scores on rows whose game ended at this step.
     `terminated` (B,) bool: the row's game ended at this step.
-    `ended`: (row, result, replay record) of every game that ended at this step.
+    `ended`: (row, result, replay record) of every game that ended at this step (the record is
+    None in a batch made with `records=False`).
     """
 
     seat: np.ndarray
-    obs: np.ndarray
+    obs: np.ndarray | None
     mask: np.ndarray
     rewards: np.ndarray
     terminated: np.ndarray
@@ -84,7 +93,8 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class BatchedGames:
     """B games of one rule set stepped together; see the module docstring."""
 
-    def __init__(self, rules: Rules | str, num_games: int, autoreset: str = "next_step") -> None:
+    def __init__(self, rules: Rules | str, num_games: int, autoreset: str = "next_step", observe: bool = True,
+                 next_seed: Callable[[int], int] | None = None, records: bool = True) -> None:
         if autoreset not in AUTORESET_MODES:
             raise ValueError(f"autoreset {autoreset!r} is not supported; use one of {AUTORESET_MODES}")
         if num_games < 1:
@@ -93,6 +103,12 @@ class BatchedGames:
         #: "next_step", "same_step" or "none" (see the module docstring).
         self.autoreset = autoreset
         self.num_games = num_games
+        #: Whether every step shows the acting seats' observations (else `observe(rows)`).
+        self.observe_all = observe
+        self._next_seed = next_seed
+        #: Whether `ended` holds each ended game's replay record (else None: a trainer that
+        #: never replays its games saves the record's cost, about 50 µs a game).
+        self.records = records
         self.encoder = Encoder(self.rules)
         #: Row b's current game: `Game.from_replay(games[b].to_replay())` rebuilds it exactly.
         self.games: list[Game] = []
@@ -155,7 +171,7 @@ class BatchedGames:
             self._last_mover[b] = game.current_player
             game.step(a)
             if game.is_over:
-                ended.append((b, game.result, game.to_replay()))
+                ended.append((b, game.result, game.to_replay() if self.records else None))
                 if self.autoreset == "same_step":
                     self._restart(b)
         return self._show(ended)
@@ -176,10 +192,21 @@ class BatchedGames:
             raise
         raise AssertionError(f"row {b}: its mask refused an action its game accepts")  # the masks are the game's
 
+    def observe(self, rows: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The observations (len(rows), D) float32 of the acting seats of `rows` (live rows:
+        a waiting row has no acting seat), row i byte for byte `Encoder.encode(games[rows[i]],
+        seat)`; a new array."""
+        games = [self.games[int(b)] for b in rows]
+        seats = [g.current_player for g in games]
+        if min(seats, default=0) < 0:
+            raise ValueError("observe() is for live rows; a waiting row has no acting seat")
+        return self.encoder.encode_many(games, seats)
+
     def _restart(self, b: int) -> None:
-        """Deal row b's next game from its reset seed."""
+        """Deal row b's next game: from `next_seed(b)` when given, else from its reset seed."""
         k = self._game_index[b] = self._game_index[b] + 1
-        self.games[b] = Game(self.rules, seed=game_seed(self._reset_seeds[b], k))
+        seed = self._next_seed(b) if self._next_seed is not None else game_seed(self._reset_seeds[b], k)
+        self.games[b] = Game(self.rules, seed=int(seed))
 
     def _show(self, ended: list[tuple[int, GameResult, dict[str, Any]]]) -> BatchStep:
         """The BatchStep of every row's current state, with the games that just ended."""
@@ -194,7 +221,7 @@ class BatchedGames:
             view_seats = np.where(seat < 0, self._last_mover, seat)
         else:
             view_seats = seat
-        obs = self.encoder.encode_many(games, view_seats, self._obs)
+        obs = self.encoder.encode_many(games, view_seats, self._obs) if self.observe_all else None
         mask = self._mask = masks.view()
         mask.flags.writeable = False
         rewards = np.zeros((B, NUM_SEATS), dtype=np.float32)

@@ -22,7 +22,8 @@ from baohuang_env.observation import observation_layout
 from baohuang_env.roles import ROLES
 
 RULES = get_rules("jj")
-TINY = ["actors=0", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16"]
+TINY = ["actors=0", "games_per_actor=1", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32",
+        "head=16"]
 
 
 class RecordingBot(RandomAgent):
@@ -59,9 +60,9 @@ def test_a_bot_opponent_plays_one_whole_side_and_only_the_learner_is_trained_on(
     collector = _collector("recording-test-bot=1")
     layout = observation_layout(RULES)
     learner_obs: list[np.ndarray] = []
-    act = collector.agent.act_with_row
-    monkeypatch.setattr(collector.agent, "act_with_row",
-                        lambda obs, mask, legal: learner_obs.append(obs.copy()) or act(obs, mask, legal))
+    choose = collector.agent.choose_many
+    monkeypatch.setattr(collector.agent, "choose_many",
+                        lambda obs, *args: learner_obs.extend(obs.copy()) or choose(obs, *args))
     bot_sides = set()
     for _ in range(12):
         RecordingBot.acted, learner_obs[:] = [], []

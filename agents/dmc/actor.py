@@ -15,19 +15,15 @@ import queue
 import numpy as np
 import torch
 
-from baohuang_env import Game
-from baohuang_env.agent import NO_OBSERVATION, Agent, make_agent
-from baohuang_env.cards import NUM_SEATS
-from baohuang_env.encoding import Encoder
-from baohuang_env.game import PLAY
+from baohuang_env.agent import make_agent
 from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
-from baohuang_env.seeds import TRAIN_SEED_START
 
 from ..guard_belief import NO_LABEL, guard_label
 from ..networks import ActionScorer
-from ..opponents import SELF, OpponentMix, opponent_seats, seat_bots
+from ..opponents import OpponentMix
 from ..training import seed_everything
+from ..training_games import Table, TrainingGames, Turn
 from .agent import DMCAgent
 from .config import DMCConfig
 from .model import network_names
@@ -55,11 +51,14 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
 
 
 class Collector:
-    """Plays training games (`opponent_mix`) and turns them into filled buffer slots (the local backend's
-    transport; `agents.dmc.ray_actors` overrides `_flush` to return the rows instead).
-    `frames`: a shared counter the games' steps are added to, or None.
-    Kickstarting (`DMCConfig.teacher`): the learner's seats play the teacher's moves while
-    this collector's share of the run's frames is under its share of `teacher_frames`."""
+    """Plays training games (`opponent_mix`), `games_per_actor` of them at once on the batched
+    engine (`agents.training_games`), and turns them into filled buffer slots (the local
+    backend's transport; `agents.dmc.ray_actors` overrides `_flush` to return the rows instead).
+    Each turn the learner's decisions of all the games are scored in one network call per
+    network (`DMCAgent.choose_many`). `frames`: a shared counter the games' steps are added to,
+    or None. Kickstarting (`DMCConfig.teacher`): the learner's seats of a game play the
+    teacher's moves when the game starts while this collector's share of the run's frames is
+    under its share of `teacher_frames`."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
@@ -68,12 +67,9 @@ class Collector:
         self.blocking = blocking
         self.should_stop = should_stop
         self.rules = rules
-        self.encoder = Encoder(self.rules)
         self.agent = DMCAgent(self.rules, nets, epsilon=cfg.epsilon, seed=seed, advice=cfg.advice)
         self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
         self.rng = np.random.default_rng(seed)
-        self.mix = OpponentMix(cfg.opponent_mix)
-        self.bots: dict[str, list[Agent]] = {}  # spec -> one agent per seat, reset per game
         self.staging: list[list[tuple]] = [[] for _ in nets]  # rows in CHUNK_FIELDS order
         # kickstarting: this actor's share of the teacher's frames
         self.teacher = make_agent(cfg.teacher, rules, seed=seed) if cfg.teacher else None
@@ -84,46 +80,39 @@ class Collector:
             start_frames = frames.value if frames is not None else 0
         self.played = start_frames // max(cfg.actors, 1)
         self._no_row = np.zeros(self.agent.row_size, dtype=np.float32)  # demo and other of an untaught row
+        self.games = TrainingGames(rules, cfg.games_per_actor, OpponentMix(cfg.opponent_mix), self.rng)
+        self.taught = np.full(cfg.games_per_actor, self._teaching())  # per row: its game plays the teacher's moves
 
-    def _opponent(self) -> list[Agent] | None:
-        """This game's opponent from the mix: None for self-play, else one agent per seat."""
-        mode = self.mix.draw(self.rng)
-        return None if mode == SELF else seat_bots(self.bots, mode, mode, self.rules, self.rng)
+    @property
+    def bots(self) -> dict:
+        """The opponents' agents built so far, per (row, spec)."""
+        return self.games.bots
+
+    def _teaching(self) -> bool:
+        return self.teacher is not None and self.played < self.teacher_frames
 
     def play_game(self) -> int:
-        """One game against this game's opponent (`DMCConfig.opponent_mix`); the learner's
-        decisions go to staging, full slots to the learner (when `_flush` finds a free one).
-        Returns the game's frames (engine steps)."""
-        game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
-        enc, agent = self.encoder, self.agent
-        rows: list[list[tuple]] = [[] for _ in range(NUM_SEATS)]  # (net, obs, action row, guard, taught, demo, other)
-        opponent = self._opponent()
-        controllers: list[Agent | None] = [None] * NUM_SEATS  # None: the learner
-        steps = 0
-        while not game.is_over:
-            if opponent is not None and game.phase == PLAY:  # roles fixed: the opponent takes a side
-                for s in opponent_seats(game, self.rng):
-                    controllers[s], rows[s] = opponent[s], []
-                opponent = None
-            seat = game.current_player
-            mask = game.legal_mask()
-            legal = mask.view(bool).nonzero()[0]
-            bot = controllers[seat]
-            if legal.size == 1:  # forced: nothing to learn, no network call
-                game.step(int(legal[0]))
-            elif bot is not None:
-                game.step(int(bot.act(enc.encode(game, seat) if bot.uses_observation else NO_OBSERVATION, mask)))
-            else:
-                obs = enc.encode(game, seat)
-                action, row, taught = self._learner_move(obs, mask, legal)
-                rows[seat].append((agent.network_of(obs), obs, row, guard_label(game, seat), *taught))
-                game.step(action)
-            steps += 1
-        scores = game.result.scores
-        for seat in range(NUM_SEATS):
-            ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
-            for net, obs, row, guard, *taught in rows[seat]:
-                self.staging[net].append((obs, row, ret, guard, *taught))
+        """Step the games until at least one has ended (each `step` moves every game once).
+        Returns the frames (engine steps) played."""
+        frames = 0
+        while True:
+            ended, steps = self.step()
+            frames += steps
+            if ended:
+                return frames
+
+    def step(self) -> tuple[int, int]:
+        """One move in every game: the learner's decisions go to their game's records, an
+        ended game's records to staging, full slots to the learner (when `_flush` finds a
+        free one). Returns (games ended, frames played)."""
+        turn = self.games.turn()
+        if turn.learner.size:
+            self._learner_moves(turn)
+        ended = self.games.advance(turn)
+        steps = self.games.num_games
+        for row, table, result in ended:
+            self._stage(table, result.scores)
+            self.taught[row] = self._teaching()
         self.played += steps
         if self.frames is not None:
             with self.frames.get_lock():
@@ -131,23 +120,54 @@ class Collector:
         for net in range(len(self.staging)):
             while len(self.staging[net]) >= self.cfg.unroll_length and self._flush(net):
                 pass
-        return steps
+        return len(ended), steps
 
-    def _learner_move(self, obs: np.ndarray, mask: np.ndarray,
-                      legal: np.ndarray) -> tuple[int, np.ndarray, tuple[bool, np.ndarray, np.ndarray]]:
-        """The move at a learner's seat, the row the network reads for it, and the teacher's
-        part (taught, demo row, other row): while this collector's teacher frames last the
-        move is the teacher's (ε-greedy), and the rows of its move and of another legal
-        move (uniform) go along for the margin loss; after them the move is the learner's."""
-        if self.teacher is None or self.played >= self.teacher_frames:
-            action, row = self.agent.act_with_row(obs, mask, legal)
-            return action, row, (False, self._no_row, self._no_row)
-        rows = self.agent.action_rows(obs, mask, legal)
-        demo = int(np.searchsorted(legal, self.teacher.act(obs, mask)))
-        i = int(self.rng.integers(legal.size)) if self.rng.random() < self.cfg.epsilon else demo
-        other = int(self.rng.integers(legal.size - 1))
-        other += other >= demo  # uniform over the legal moves but the teacher's
-        return int(legal[i]), rows[i], (True, rows[demo], rows[other])
+    def _learner_moves(self, turn: Turn) -> None:
+        """The moves of the learner's decisions of this turn (`turn.learner`), recorded with
+        the row the network reads for them and the teacher's part (taught, demo row, other
+        row): in a taught game the move is the teacher's (ε-greedy), and the rows of its move
+        and of another legal move (uniform) go along for the margin loss; in the others it
+        is the learner's, all scored in one call."""
+        games, tables, agent = self.games.games, self.games.tables, self.agent
+        rows = turn.learner
+        obs = self.games.observe(rows)
+        legal, counts = turn.legal_ids(rows)
+        masks = turn.masks[rows]
+        starts = (np.cumsum(counts) - counts).tolist()
+        taught = self.taught[rows]
+        choice = np.zeros(rows.size, dtype=np.int64)
+        action_rows = np.empty((len(legal), agent.row_size), dtype=np.float32)
+        own = ~taught
+        if own.any():
+            sel = np.repeat(own, counts)
+            choice[own], action_rows[sel] = agent.choose_many(obs[own], masks[own], legal[sel], counts[own])
+        if taught.any():
+            sel = np.repeat(taught, counts)
+            action_rows[sel] = agent.action_rows_many(obs[taught], masks[taught], legal[sel], counts[taught])
+        nets = agent.networks_of(obs).tolist()
+        no_row = self._no_row
+        for i, b in enumerate(rows.tolist()):
+            a, c = starts[i], int(counts[i])
+            seat = int(turn.seats[b])
+            if taught[i]:
+                demo = int(np.searchsorted(legal[a:a + c], self.teacher.act(obs[i], masks[i])))
+                k = int(self.rng.integers(c)) if self.rng.random() < self.cfg.epsilon else demo
+                other = int(self.rng.integers(c - 1))
+                other += other >= demo  # uniform over the legal moves but the teacher's
+                extra = (True, action_rows[a + demo], action_rows[a + other])
+            else:
+                k, extra = int(choice[i]), (False, no_row, no_row)
+            turn.actions[b] = legal[a + k]
+            tables[b].records[seat].append((nets[i], obs[i], action_rows[a + k], guard_label(games[b], seat), *extra))
+
+    def _stage(self, table: Table, scores) -> None:
+        """An ended game's learner decisions, each with its seat's Monte-Carlo return, to staging."""
+        for seat, records in enumerate(table.records):
+            if not records:
+                continue
+            ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
+            for net, obs, row, guard, *taught in records:
+                self.staging[net].append((obs, row, ret, guard, *taught))
 
     def take_chunk(self, net: int) -> tuple[np.ndarray, ...]:
         """The oldest `unroll_length` staged rows of network `net`, one array per `CHUNK_FIELDS`."""

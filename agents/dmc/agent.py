@@ -136,6 +136,49 @@ class DMCAgent:
         net = self.network_of(observation)
         return self._guard[net].belief(self._numpy[net], observation, SeatView(observation, self.rules))
 
+    def networks_of(self, observations: np.ndarray) -> np.ndarray:
+        """`network_of` of every row of `observations` (n, O) -> (n,) int64."""
+        if len(self.nets) == 1:
+            return np.zeros(len(observations), dtype=np.int64)
+        return np.array([role_index(o[self._role_slice]) for o in observations], dtype=np.int64)
+
+    def action_rows_many(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
+                         counts: np.ndarray) -> np.ndarray:
+        """`action_rows` of n decisions at once, row after row (sum(counts), A): `observations`
+        (n, O), their `masks` (n, N) and their legal ids ragged (`legal`, `counts[i]` of them
+        for decision i)."""
+        rows = self.features[legal]
+        if self.advice is None:
+            return rows
+        starts = (np.cumsum(counts) - counts).tolist()
+        advice = [self.advice.rows(o, m, legal[a:a + c])
+                  for o, m, a, c in zip(observations, masks, starts, counts.tolist(), strict=True)]
+        return np.concatenate([rows, np.concatenate(advice)], axis=1)
+
+    def choose_many(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
+                    counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """n decisions at once, ε-greedy in Q (arguments as `action_rows_many`). Returns the
+        index of each choice within its decision's legal ids (n,) and the action rows the
+        network read (sum(counts), A), as `act_with_row` gives one decision's. The network
+        runs once per network for the whole batch (`NumpyScorer.score_segments`)."""
+        rows = self.action_rows_many(observations, masks, legal, counts)
+        q = np.empty(len(rows), dtype=np.float32)
+        nets = self.networks_of(observations)
+        for net in np.unique(nets).tolist():
+            mine = nets == net
+            sel = np.repeat(mine, counts)
+            q[sel] = self._numpy[net].score_segments(observations[mine], counts[mine], rows[sel])
+        # argmax within each decision (the first best, as np.argmax of one decision's scores)
+        n = len(counts)
+        starts = np.cumsum(counts) - counts
+        padded = np.full((n, int(counts.max(initial=1))), -np.inf, dtype=np.float32)
+        padded[np.repeat(np.arange(n), counts), np.arange(len(q)) - np.repeat(starts, counts)] = q
+        best = padded.argmax(axis=1)
+        if self.epsilon:
+            explore = np.flatnonzero(self.rng.random(n) < self.epsilon)
+            best[explore] = (self.rng.random(explore.size) * counts[explore]).astype(np.int64)
+        return best, rows
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]
         if legal.size == 1:

@@ -41,6 +41,10 @@ class DMCConfig(RunConfig):
     actors: int = 2
     """Actor processes (backend "local"; 0 runs the actor inline in the learner: deterministic,
     for tests), or Ray actors (backend "ray", at least 1)."""
+    games_per_actor: int = 32
+    """Games each actor plays at once on the batched engine: every turn the learner's
+    decisions of all of them are scored in one network call (measured: `baohuang bench
+    --actors`)."""
     epsilon: float = 0.05
     """Exploration: an actor plays a uniformly random legal action with this probability."""
     networks: str = "shared"
@@ -104,7 +108,8 @@ class DMCConfig(RunConfig):
         network_names(self.networks)
         check_advice(self.advice)
         check_opponent_mix(self.opponent_mix, special=(SELF,))
-        positive = {"unroll_length": self.unroll_length, "slots_per_role": self.slots_per_role,
+        positive = {"games_per_actor": self.games_per_actor, "unroll_length": self.unroll_length,
+                    "slots_per_role": self.slots_per_role,
                     "batch_slots": self.batch_slots, "hidden": self.hidden, "head": self.head}
         for name, value in positive.items():
             if value <= 0:
