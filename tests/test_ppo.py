@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -16,10 +17,12 @@ from agents.config import load_config
 from agents.dmc.agent import DMCAgent
 from baohuang_eval import evaluate_against
 from agents.ppo import ActorCritic, MaskedCategorical, PPOAgent, PPOConfig, gae
-from agents.ppo.rollout import OpponentPool, Rollouts
+from agents.ppo.rollout import Batch, OpponentPool, Rollouts
 from agents.ppo.trainer import CHECKPOINT_NAME, architecture, ppo_update, train
 from baohuang_cli.cli import main as cli_main
 from baohuang_env import Game, get_rules
+from baohuang_env.agent import Agent, RandomAgent, register_agent
+from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 
 from helpers import folder_snapshot, gym_episode_with_opponents
@@ -106,7 +109,8 @@ def test_policy_over_a_real_decision_and_the_agent_agree():
 
 @pytest.mark.parametrize("preset", ["jj", "qingdao"])  # qingdao: masks from the engine
 def test_batched_legal_actions_match_the_engine(preset):
-    """The rollouts' batched masks give every game's current seat exactly `game.legal_actions()`."""
+    """The rollouts' batched masks (their training games' turn) give every game's current seat
+    exactly `game.legal_actions()`."""
     torch.manual_seed(0)
     cfg = load_config(PPOConfig, None, [*TINY, f"preset={preset}", "opponent_mix=self:1"])
     rules = get_rules(preset)
@@ -116,10 +120,12 @@ def test_batched_legal_actions_match_the_engine(preset):
     rollouts = Rollouts(cfg, rules, net, pool, seed=1)
     play_phase = 0
     for _ in range(60):
-        legal = rollouts.legal_actions()
-        for slot, ids in zip(rollouts.slots, legal, strict=True):
-            assert np.array_equal(ids, slot.game.legal_actions())
-            play_phase += slot.game.phase == "play"
+        turn = rollouts.games.turn()  # self-play: no bot moves, so looking changes nothing
+        for b, game in enumerate(rollouts.games.games):
+            ids, counts = turn.legal_ids(np.array([b]))
+            assert turn.seats[b] == game.current_player and counts[0] == ids.size
+            assert np.array_equal(ids, game.legal_actions())
+            play_phase += game.phase == "play"
         rollouts.step()
     assert play_phase > 200 and rollouts.frames >= 60 * cfg.num_games
 
@@ -150,6 +156,95 @@ def test_update_raises_the_probability_of_advantaged_actions():
     assert logp(np.zeros(len(batch), dtype=np.int64)) > before + 0.1
     assert {"policy_loss", "value_loss", "approx_kl", "clipfrac", "entropy", "explained_variance"} <= set(stats)
     assert stats["approx_kl"] > 0
+
+
+# --- opponents in the rollouts ---------------------------------------------------------
+
+class SeatRecordingBot(RandomAgent):
+    """A random bot that keeps the observations it acted on (with the agent that acted)."""
+
+    uses_observation = True
+    acted: ClassVar[list[tuple[Agent, bytes]]] = []
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        SeatRecordingBot.acted.append((self, observation.tobytes()))
+        return super().act(observation, action_mask)
+
+
+register_agent("ppo-seat-recording-bot", lambda arg, rules, seed: SeatRecordingBot(seed))
+
+
+def _games_against_a_bot(monkeypatch, collects: int) -> list[tuple[Batch, list[dict], set[str]]]:
+    """`collects` smallest collects of a seeded one-game rollout against `SeatRecordingBot`,
+    each checked: its batch is exactly the learner's decisions at the learner's seats of the
+    games that ended in it, none of the bot's; the bot made every choice at its seats, which
+    are one whole side, from the play phase on. Returns per collect (batch, finished entries,
+    the sides the bot played)."""
+    torch.manual_seed(0)
+    spec = "ppo-seat-recording-bot"
+    cfg = load_config(PPOConfig, None, [*TINY, "num_games=1", f"opponent_mix={spec}=1"])
+    net = ActorCritic(**architecture(cfg, RULES))
+    pool = OpponentPool(1)
+    pool.add(net, 0)
+    rollouts = Rollouts(cfg, RULES, net, pool, seed=7)
+    training = rollouts.games
+    learner: list[tuple[Any, int, str, bytes]] = []  # (table, seat, phase, observation) per learner decision
+    bot_turns: list[tuple[Any, int]] = []  # (table, seat) of each choice at an opponent's seat
+    ended: list[tuple[Any, Any]] = []  # (table, result) of each game that ended
+    observe, advance = training.observe, training.advance
+
+    def observe_learner(rows: np.ndarray) -> np.ndarray:
+        obs = observe(rows)
+        learner.extend((training.tables[b], training.games[b].current_player, training.games[b].phase, o.tobytes())
+                       for b, o in zip(rows.tolist(), obs, strict=True))
+        return obs
+
+    def advance_recording(turn):
+        for b in np.flatnonzero(turn.counts > 1).tolist():
+            if training.tables[b].controllers[turn.seats[b]] is not None:
+                bot_turns.append((training.tables[b], int(turn.seats[b])))
+        done = advance(turn)
+        ended.extend((table, result) for _row, table, result in done)
+        return done
+
+    monkeypatch.setattr(training, "observe", observe_learner)
+    monkeypatch.setattr(training, "advance", advance_recording)
+    out = []
+    for _ in range(collects):
+        SeatRecordingBot.acted, learner[:], bot_turns[:], ended[:] = [], [], [], []
+        batch = rollouts.collect(1)
+        finished, rollouts.finished = rollouts.finished, []
+        assert len(finished) == len(ended) >= 1
+        trained, sides = [], set()
+        for (table, result), entry in zip(ended, finished, strict=True):
+            bot_seats = [s for s in range(NUM_SEATS) if table.controllers[s] is not None]
+            mine = [s for s in range(NUM_SEATS) if s not in bot_seats]
+            assert entry == {"mode": spec, "score": result.scores[mine[0]],
+                             "returns": [(result.roles[s], result.scores[s]) for s in mine]}
+            trained += [o for t, seat, _, o in learner if t is table and seat in mine]
+            assert all(phase != "play" for t, seat, phase, _ in learner if t is table and seat in bot_seats)
+            assert {seat for t, seat in bot_turns if t is table} <= set(bot_seats)
+            if bot_seats:  # else the deal ended in the role phase (void or surrender)
+                emperors = {result.roles[s] != "rebel" for s in bot_seats}
+                assert len(emperors) == 1 and emperors != {result.roles[s] != "rebel" for s in mine}
+                sides.add("emperor's" if True in emperors else "rebels")
+        assert len(SeatRecordingBot.acted) == len(bot_turns)  # the bot, not a network, chose there
+        assert sorted(o.tobytes() for o in batch.obs) == sorted(trained)  # the learner's side, all of it
+        assert not {o.tobytes() for o in batch.obs} & {o for _, o in SeatRecordingBot.acted}
+        out.append((batch, finished, sides))
+    return out
+
+
+def test_a_rollout_against_a_bot_trains_only_on_the_learners_side(monkeypatch):
+    """Against a bot, the learner plays the role phase at every seat, then one side; the batch
+    holds exactly its decisions at that side's seats (not its role-phase decisions at the
+    bot's seats, nor the bot's); both sides come up; the same seeds give the same batches."""
+    first = _games_against_a_bot(monkeypatch, 10)
+    assert set().union(*(sides for _, _, sides in first)) == {"rebels", "emperor's"}
+    again = _games_against_a_bot(monkeypatch, 10)
+    for (a, fa, _), (b, fb, _) in zip(first, again, strict=True):
+        assert fa == fb
+        assert all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("obs", "actions", "choice", "logp", "ret"))
 
 
 # --- training, checkpoints, resume, evaluation -----------------------------------------

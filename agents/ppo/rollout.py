@@ -1,20 +1,17 @@
-"""Rollouts: many games at once, one batched forward pass per step, an opponent pool.
+"""Rollouts: PPO's training games, one batched forward pass per network per turn, an opponent pool.
 
-`Rollouts` keeps `num_games` games running. Each step it asks the engine's batch entry point
-(`baohuang_env.batch.legal_actions`) for the legal actions of every game's current seat,
-steps forced decisions (one legal action) directly, and
-decides all the others with one forward pass per network: the learner's, each pool
-snapshot's that is playing, and the scripted bots one by one. A finished game is replaced.
+`Rollouts` plays `num_games` training games through `agents.training_games.TrainingGames`,
+the one owner of both trainers' training games: their deals, the opponent mix
+(`PPOConfig.opponent_mix`: self-play, a pool snapshot or an agent spec), which side an
+opponent takes once the roles are fixed, the forced moves and the scripted bots' moves.
+Each turn `Rollouts` decides the rest: the learner's decisions of every game in one forward
+pass, and those of each pool snapshot that is playing in one pass of that snapshot's network.
+Only the learner's decisions are recorded, at their game's table (`Table.records`), and only
+those at the learner's seats are trained on (the opponent's side drops its role-phase records).
 
 Each seat's learner decisions form its own trajectory; its only reward is the deal's result
 for that seat, at its last decision (`baohuang_env.rewards.reward`). Advantages are GAE over
-the trajectory.
-
-Opponents (`PPOConfig.opponent_mix`): a game is either self-play (the learner at all five
-seats) or against one opponent (a pool snapshot or an agent spec): the learner plays the
-role phase at every seat, then, once the roles are fixed, one side (the emperor's or the
-rebels', 50/50), and the opponent the other side from there on, as in the team evaluation
-protocol. Only the learner's decisions on its side are trained on.
+the trajectory, computed when the game ends.
 """
 
 from __future__ import annotations
@@ -22,28 +19,22 @@ from __future__ import annotations
 import copy
 import json
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
-from baohuang_env import Game
-from baohuang_env.agent import NO_OBSERVATION
-from baohuang_env.batch import legal_actions
-from baohuang_env.cards import NUM_SEATS
-from baohuang_env.encoding import Encoder
-from baohuang_env.game import PLAY
+from baohuang_env.game import GameResult
 from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
-from baohuang_env.seeds import TRAIN_SEED_START
 
 from ..action_features import ActionFeatures
 from ..guard_belief import guard_label
-from ..opponents import SELF, SNAPSHOTS, OpponentMix, opponent_seats, seat_bots
+from ..opponents import SELF, OpponentMix
+from ..training_games import Table, TrainingGames, Turn
 from .config import PPOConfig
 from .model import ActorCritic, gae
-
 
 
 @dataclass
@@ -110,80 +101,26 @@ class Batch:
         return len(self.counts)
 
 
-@dataclass
-class _Slot:
-    game: Game
-    mode: str  # SELF, SNAPSHOTS or an agent spec
-    opponent: Any = None  # the Snapshot, or the spec's per-seat agents
-    sides_pending: bool = False  # an opponent game still in its role phase
-    controllers: list[Any] = field(default_factory=lambda: [None] * NUM_SEATS)  # None: the learner
-    steps: list[list[tuple]] = field(default_factory=lambda: [[] for _ in range(NUM_SEATS)])
-
-
 class Rollouts:
-    """Plays `cfg.num_games` games of `rules` at once and returns batches of finished learner
-    decisions."""
+    """Plays `cfg.num_games` training games of `rules` at once and returns batches of finished
+    learner decisions. `games`: the training games (`TrainingGames`); `frames`: every engine
+    step, forced ones included; `decisions`: the learner's decisions made (forced ones
+    excluded); `finished`: per finished game its mode, the learner's score and its seats'
+    (role, score)."""
 
     def __init__(self, cfg: PPOConfig, rules: Rules, net: ActorCritic, pool: OpponentPool, seed: int) -> None:
         self.cfg = cfg
         self.rules = rules
-        self.encoder = Encoder(self.rules)
-        self.table = self.encoder.table
-        self._masks = np.empty((cfg.num_games, self.table.num_actions), dtype=np.int8)  # legal_actions' buffer
         self.features = torch.from_numpy(ActionFeatures(self.rules).table.copy())
         self.net, self.pool = net, pool
         self.rng = np.random.default_rng(seed)
-        self.mix = OpponentMix(cfg.opponent_mix)
-        self.bots: dict[tuple[int, str], list[Any]] = {}  # (slot, spec) -> per-seat agents
-        self.frames = 0  # every engine step, forced ones included
-        self.decisions = 0  # learner decisions made (forced ones excluded)
-        self.buffer: list[tuple] = []
-        self.finished: list[dict[str, Any]] = []  # per finished game: mode, learner result, roles
-        self.slots = [self._new_slot(i) for i in range(cfg.num_games)]
+        self.frames = 0
+        self.decisions = 0
+        self.buffer: list[tuple] = []  # (obs, ids, choice, logp, value, adv, ret, guard) per decision
+        self.finished: list[dict[str, Any]] = []
+        self.games = TrainingGames(rules, cfg.num_games, OpponentMix(cfg.opponent_mix), self.rng,
+                                   snapshot=lambda rng: pool.snapshots[int(rng.integers(len(pool)))])
 
-    # ------------------------------------------------------------------ games
-    def _new_slot(self, index: int) -> _Slot:
-        game = Game(self.rules, seed=int(self.rng.integers(TRAIN_SEED_START, 2**63 - 1)))
-        mode = self.mix.draw(self.rng)
-        slot = _Slot(game, mode)
-        if mode == SELF:
-            return slot
-        slot.sides_pending = True
-        if mode == SNAPSHOTS:
-            slot.opponent = self.pool.snapshots[int(self.rng.integers(len(self.pool)))]
-        else:
-            slot.opponent = seat_bots(self.bots, (index, mode), mode, self.rules, self.rng)
-        return slot
-
-    def _assign_sides(self, slot: _Slot) -> None:
-        """Roles are fixed: the learner keeps one side, the opponent takes the other."""
-        for seat in opponent_seats(slot.game, self.rng):
-            slot.controllers[seat] = slot.opponent.net if slot.mode == SNAPSHOTS else slot.opponent[seat]
-            slot.steps[seat] = []  # its role-phase decisions were the learner's, its game is not
-        slot.sides_pending = False
-
-    def _finish(self, index: int) -> None:
-        slot = self.slots[index]
-        res = slot.game.result
-        learner_seats = [s for s in range(NUM_SEATS) if slot.controllers[s] is None]
-        for seat in learner_seats:
-            steps = slot.steps[seat]
-            if not steps:
-                continue
-            rewards = np.zeros(len(steps), dtype=np.float32)
-            rewards[-1] = reward(res.scores[seat], self.cfg.reward_mode, self.cfg.reward_scale)
-            values = np.array([s[4] for s in steps], dtype=np.float32)
-            adv, ret = gae(rewards, values, self.cfg.gamma, self.cfg.gae_lambda)
-            for k, (obs, ids, choice, logp, value, guard) in enumerate(steps):
-                self.buffer.append((obs, ids, choice, logp, value, adv[k], ret[k], guard))
-        self.finished.append({
-            "mode": slot.mode,
-            "score": res.scores[learner_seats[0]] if slot.mode != SELF else 0,
-            "returns": [(res.roles[s], res.scores[s]) for s in learner_seats],
-        })
-        self.slots[index] = self._new_slot(index)
-
-    # ------------------------------------------------------------------ stepping
     def collect(self, decisions: int) -> Batch:
         """Play until at least `decisions` learner decisions of finished games are buffered."""
         while len(self.buffer) < decisions:
@@ -202,69 +139,60 @@ class Rollouts:
             guard=np.array([r[7] for r in rows], dtype=np.int64),
         )
 
-    def legal_actions(self) -> list[np.ndarray]:
-        """Legal action ids of every game's current seat, from the engine's batch entry point."""
-        return legal_actions([s.game for s in self.slots], out=self._masks)
-
     def step(self) -> None:
-        """One decision in every game: forced ones directly, the rest batched per network."""
-        legal = self.legal_actions()
-        learner: list[int] = []
-        by_net: dict[int, tuple[ActorCritic, list[int]]] = {}
-        actions: dict[int, int] = {}
-        for i, slot in enumerate(self.slots):
-            ids = legal[i]
-            if ids.size == 1:
-                actions[i] = int(ids[0])
-                continue
-            ctrl = slot.controllers[slot.game.current_player]
-            if ctrl is None:
-                learner.append(i)
-            elif isinstance(ctrl, ActorCritic):
-                by_net.setdefault(id(ctrl), (ctrl, []))[1].append(i)
-            else:
-                seat = slot.game.current_player
-                obs = self.encoder.encode(slot.game, seat) if ctrl.uses_observation \
-                    else NO_OBSERVATION
-                mask = np.zeros(self.table.num_actions, dtype=np.int8)
-                mask[ids] = 1
-                actions[i] = int(ctrl.act(obs, mask))
-        if learner:
-            self._decide(self.net, learner, legal, actions, record=True)
-        for net, games in by_net.values():
-            self._decide(net, games, legal, actions, record=False)
-        for i, action in actions.items():
-            slot = self.slots[i]
-            slot.game.step(action)
-            self.frames += 1
-            if slot.sides_pending and slot.game.phase == PLAY:
-                self._assign_sides(slot)
-            if slot.game.is_over:
-                self._finish(i)
+        """One move in every game: the learner's and each snapshot's decisions in one forward
+        pass per network, then every game steps and the ended ones are turned into buffer rows."""
+        games = self.games
+        turn = games.turn()
+        if turn.learner.size:
+            self._decide(self.net, turn, turn.learner, record=True)
+        for snapshot, rows in turn.snapshots:
+            self._decide(snapshot.net, turn, rows, record=False)
+        for _row, table, result in games.advance(turn):
+            self._finish(table, result)
+        self.frames += games.num_games
 
     @torch.inference_mode()
-    def _decide(self, net: ActorCritic, games: list[int], legal: list[np.ndarray], actions: dict[int, int],
-                record: bool) -> None:
-        seats = [self.slots[i].game.current_player for i in games]
-        obs = np.stack([self.encoder.encode(self.slots[i].game, s) for i, s in zip(games, seats, strict=True)])
-        ids = [legal[i] for i in games]
-        counts = torch.tensor([len(x) for x in ids])
-        flat = torch.from_numpy(np.concatenate(ids))
+    def _decide(self, net: ActorCritic, turn: Turn, rows: np.ndarray, record: bool) -> None:
+        """Sample `net`'s moves of `rows` into `turn.actions`; with `record`, keep each decision
+        (observation, legal ids, choice, its log-probability, the value, the guard's label)
+        at its game's table, under the acting seat."""
+        obs = self.games.observe(rows)
+        ids, counts = turn.legal_ids(rows)
         obs_t = torch.from_numpy(obs)
-        dist = net.distribution(obs_t, counts, self.features[flat])
+        dist = net.distribution(obs_t, torch.from_numpy(counts), self.features[torch.from_numpy(ids)])
         choice = dist.sample()
-        for b, i in enumerate(games):
-            actions[i] = int(ids[b][int(choice[b])])
+        starts = np.cumsum(counts) - counts
+        turn.actions[rows] = ids[starts + choice.numpy()]
         if not record:
             return
-        logp = dist.log_prob(choice).numpy()
-        value = net.get_value(obs_t).numpy()
-        choice = choice.numpy()
-        for b, i in enumerate(games):
-            game = self.slots[i].game
-            self.slots[i].steps[seats[b]].append((obs[b], ids[b], int(choice[b]), float(logp[b]), float(value[b]),
-                                                  guard_label(game, seats[b])))
-        self.decisions += len(games)
+        logp = dist.log_prob(choice).tolist()
+        value = net.get_value(obs_t).tolist()
+        games, tables = self.games.games, self.games.tables
+        for i, (b, a, c, k) in enumerate(zip(rows.tolist(), starts.tolist(), counts.tolist(), choice.tolist(),
+                                             strict=True)):
+            seat = int(turn.seats[b])
+            tables[b].records[seat].append((obs[i], ids[a:a + c], k, logp[i], value[i], guard_label(games[b], seat)))
+        self.decisions += len(rows)
+
+    def _finish(self, table: Table, result: GameResult) -> None:
+        """An ended game: GAE over each learner seat's decisions to the buffer, its summary to `finished`."""
+        learner_seats = table.learner_seats
+        for seat in learner_seats:
+            steps = table.records[seat]
+            if not steps:
+                continue
+            rewards = np.zeros(len(steps), dtype=np.float32)
+            rewards[-1] = reward(result.scores[seat], self.cfg.reward_mode, self.cfg.reward_scale)
+            values = np.array([s[4] for s in steps], dtype=np.float32)
+            adv, ret = gae(rewards, values, self.cfg.gamma, self.cfg.gae_lambda)
+            for k, (obs, ids, choice, logp, value, guard) in enumerate(steps):
+                self.buffer.append((obs, ids, choice, logp, value, adv[k], ret[k], guard))
+        self.finished.append({
+            "mode": table.mode,
+            "score": result.scores[learner_seats[0]] if table.mode != SELF else 0,
+            "returns": [(result.roles[s], result.scores[s]) for s in learner_seats],
+        })
 
     # ------------------------------------------------------------------ state
     def rng_state(self) -> str:
