@@ -15,6 +15,7 @@ are 0/1, one-hots mark a seat or place.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from operator import getitem
 
 import numpy as np
@@ -30,9 +31,24 @@ from .rules import Rules
 #: Entries kept in the cache of encoded "cards played" rows before it is cleared.
 _CACHE_LIMIT = 200_000
 
+#: Columns of `_BatchFacts.scalars`, one small integer fact of a row each (the seat columns,
+#: absolute seats or -1, are contiguous so that they turn relative in one operation).
+(_PHASE, _EMPEROR, _EMPEROR_CARD, _KNOWN_GUARD, _TOP_PLAYER, _ROLE, _HOLD, _OPEN_GUARD, _OPEN_SOLO, _DECLINES,
+ _LEADING, _TRICK) = range(12)
+_NUM_SCALARS = 12
+_SEAT_COLUMNS = slice(_EMPEROR, _TOP_PLAYER + 1)
+
 
 class Encoder:
-    """Encodes a `Game` from one seat's point of view into a preallocated float32 layout."""
+    """Encodes a `Game` from one seat's point of view into a preallocated float32 layout.
+
+    Two forms write the same observation: `encode` (one game) joins precomputed float32
+    byte pieces, the fastest way for a single vector; `encode_many` (a batch) gathers the
+    batch's integer facts into arrays and writes every slice for all rows at once from
+    float32 tables cut from those same pieces, which is cheaper per row once a batch has a
+    few dozen games. tests/test_encode_many.py pins them together: every `encode_many` row
+    is byte for byte `encode` over every preset, phase and seat.
+    """
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -68,6 +84,14 @@ class Encoder:
         self._has_extras = bool(layout.preset_slices)
         self._num_ranks = table.kinds.num_ranks
         self._played_cache: dict[tuple[int, ...], bytes] = {}
+        self._tables = _Tables(self._pieces, self._play_rows)
+        self._deck = copies.astype(np.int64)
+        self._arange_k = np.arange(K)
+        self._role_index = {**{name: i for i, name in enumerate(MY_ROLES)}, None: len(MY_ROLES)}
+        # rows of absolute seats in relative order, per observer: _rotation[seat][i] = (seat + i) % 5
+        self._rotation = np.array(self._rot, dtype=np.int64)
+        # the flat (seat, action) padding of a history with n < HISTORY_LENGTH entries
+        self._history_pad = [(-1, self._tables.history_pad) * (HISTORY_LENGTH - n) for n in range(HISTORY_LENGTH + 1)]
 
     def decode(self, vector: np.ndarray, unscale: bool = False) -> dict[str, np.ndarray]:
         """Split an observation vector into its named slices: views by default, the integer
@@ -87,17 +111,83 @@ class Encoder:
 
     def encode_many(self, games: Sequence[Game], seats: Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
         """The observations of `seats[b]` in `games[b]` as float32 rows (B, `self.size`): row b
-        is byte for byte `encode(games[b], seats[b])`. Every row's pieces are joined once and
-        copied into `out` (written when given, else a new array) in one go, which saves the
-        per-row bytearray, array and row copy of B separate `encode` calls."""
-        pieces: list[bytes] = []
-        add_pieces = self._add_pieces
-        for game, seat in zip(games, seats, strict=True):
-            add_pieces(game, int(seat), pieces)
+        is byte for byte `encode(games[b], seats[b])`; written into `out` when given, else into
+        a new array.
+
+        The batch's integer facts are gathered into a few int arrays (`_BatchFacts`) and every
+        slice is written for all rows at once by lookups into float32 tables cut from the same
+        byte pieces `encode` joins (`_Tables`); only the preset-only slices go row by row.
+        """
+        B = len(games)
         if out is None:
-            out = np.empty((len(games), self.size), dtype=np.float32)
-        out.reshape(-1)[:] = np.frombuffer(b"".join(pieces), dtype=np.float32)
+            out = np.empty((B, self.size), dtype=np.float32)
+        if B == 0:
+            return out
+        f = _BatchFacts(self, games, seats)
+        t, bounds, arange_k = self._tables, self.layout.bounds, self._arange_k
+
+        def put(name: str, rows: np.ndarray) -> None:
+            a, b = bounds[name]
+            out[:, a:b] = rows.reshape(B, b - a)
+
+        put("phase", t.phase[f.scalars[:, _PHASE]])
+        put("my_hand", self._thermo[f.hand])
+        put("unseen", t.scaled[arange_k, self._deck - f.total_played - f.hand])
+        put("cards_left", t.left[f.cards_left])
+        put("played", t.scaled[arange_k, f.played])
+        put("passed", f.passed.astype(np.float32))
+        put("place", t.place[f.places])
+        rel = f.relative
+        put("emperor", t.onehot[rel[:, 0]])
+        put("emperor_card", t.onehot[rel[:, 1]])
+        put("known_guard", t.onehot[rel[:, 2]])
+        put("my_role", t.role[f.scalars[:, _ROLE]])
+        put("hold_guard_card", f.scalars[:, _HOLD].astype(np.float32))
+        put("open_guard", f.scalars[:, _OPEN_GUARD].astype(np.float32))
+        put("open_solo", f.scalars[:, _OPEN_SOLO].astype(np.float32))
+        put("declines", t.declines[f.scalars[:, _DECLINES]])
+        put("leading", f.scalars[:, _LEADING].astype(np.float32))
+        put("trick", self._play_rows[f.scalars[:, _TRICK]])
+        put("trick_player", t.onehot[rel[:, 3]])
+        if self._has_extras:
+            self._write_extras(games, f.seats, out)
+        actions = f.history[:, :, 1]
+        put("history", np.concatenate([t.history_cards[actions], t.onehot[rel[:, 4:]],
+                                       (actions == PASS)[:, :, None].astype(np.float32)], axis=2))
         return out
+
+    def _write_extras(self, games: Sequence[Game], seats: list[int], out: np.ndarray) -> None:
+        """Write the preset-only slices (contiguous, before the history) row by row from the
+        byte pieces of `encode`: they exist only in some presets and matter in the role phase."""
+        first = self.layout[self.layout.preset_slices[0]].offset
+        last = self.layout[self.layout.preset_slices[-1]].stop
+        for b, (game, seat) in enumerate(zip(games, seats, strict=True)):
+            pieces: list[bytes] = []
+            self._encode_extras(game, seat, self._rel[seat], pieces.append)
+            out[b, first:last] = np.frombuffer(b"".join(pieces), dtype=np.float32)
+
+    def _scalar_facts(self, game: Game, seat: int) -> tuple[int, ...]:
+        """The small integer facts of `seat`'s observation of `game`, in `_BatchFacts.scalars`'
+        column order: indices into `_Tables` rows, flags, and absolute seats (-1: nobody),
+        each what `_add_pieces` looks its piece up by; then the history's (seat, action)
+        pairs, most recent first, padded to HISTORY_LENGTH."""
+        in_role = game.phase == ROLE
+        in_play = game.phase == PLAY
+        if in_role:
+            phase = self._phase_index[game.rules.role_steps[game.step_index]]
+        else:
+            phase = self._phase_index["play"] if in_play else -1
+        known_guard, my_role = guard_and_role(game, seat)
+        recent = game.history[-HISTORY_LENGTH:]
+        top = game.top
+        if in_play and top >= 0:
+            leading, trick, top_player = 0, top + FIRST_PLAY, game.top_player
+        else:
+            leading, trick, top_player = int(in_play and game.current_player == seat), PASS, -1
+        return (phase, game.emperor, game.emperor_card_seat if in_role else -1, known_guard, top_player,
+                self._role_index[my_role], int(game.guard_card_seat == seat), int(game.open_guard),
+                int(game.solo == "open"), game.abdications if in_role and game.emperor < 0 else 0,
+                leading, trick, *chain.from_iterable(reversed(recent)), *self._history_pad[len(recent)])
 
     def _add_pieces(self, game: Game, seat: int, pieces: list[bytes]) -> None:
         """Append the byte pieces of `seat`'s observation of `game` to `pieces`, in layout order."""
@@ -178,6 +268,71 @@ class Encoder:
             add(t.flag[game.rebellion == "succeeded"])
         if rules.kick:
             add(t.flag[game.kicked])
+
+
+class _BatchFacts:
+    """The integer facts of a batch of observations as int arrays, per-seat rows already in
+    the observer's relative order (row b is `seats[b]`'s view of `games[b]`):
+
+    * `hand`, `total_played` (B, K); `played` (B, 5, K); `cards_left`, `passed`, `places` (B, 5);
+    * `scalars` (B, 12): `Encoder._scalar_facts` of every row, less its history;
+    * `history` (B, HISTORY_LENGTH, 2): (seat, action) of the recent plays, most recent
+      first, padded with (-1, the zero row of `_Tables.history_cards`);
+    * `relative` (B, 4 + HISTORY_LENGTH): the seats of `scalars`' seat columns, then of the
+      history, relative to the observer (NUM_SEATS, a zero one-hot row, for nobody).
+
+    The games' lists are read in two flat conversions, which is what keeps a batch cheap:
+    the card counts (all in 0..255) as one `bytes`, the other facts as one int64 `np.fromiter`.
+    """
+
+    def __init__(self, enc: Encoder, games: Sequence[Game], seats: Sequence[int]) -> None:
+        self.seats = seat_list = [int(s) for s in seats]
+        pairs = list(zip(games, seat_list, strict=True))
+        B, K = len(pairs), enc.num_kinds
+        flat = chain.from_iterable
+        counts = np.frombuffer(bytes(flat(flat(
+            [g.hands[s], g.total_played, *g.played, g.cards_left, g.passed, g.places] for g, s in pairs))),
+            dtype=np.uint8).reshape(B, 7 * K + 3 * NUM_SEATS)
+        observer = np.array(seat_list, dtype=np.int64)
+        rows = np.arange(B)[:, None]
+        rotation = enc._rotation[observer]  # (B, 5): absolute seat of each relative seat
+
+        def per_seat(start: int, width: int) -> np.ndarray:  # absolute-seat rows -> relative order
+            block = counts[:, start:start + NUM_SEATS * width].reshape(B, NUM_SEATS, width)
+            return block[rows, rotation].reshape(B, NUM_SEATS, *(() if width == 1 else (width,)))
+
+        self.hand, self.total_played = counts[:, :K], counts[:, K:2 * K]
+        self.played = per_seat(2 * K, K)
+        self.cards_left = per_seat(7 * K, 1)
+        self.passed = per_seat(7 * K + NUM_SEATS, 1)
+        self.places = per_seat(7 * K + 2 * NUM_SEATS, 1)
+        facts = enc._scalar_facts
+        width = _NUM_SCALARS + 2 * HISTORY_LENGTH
+        wide = np.fromiter(flat(facts(g, s) for g, s in pairs), dtype=np.int64, count=B * width).reshape(B, width)
+        self.scalars = wide[:, :_NUM_SCALARS]
+        self.history = wide[:, _NUM_SCALARS:].reshape(B, HISTORY_LENGTH, 2)
+        absolute = np.concatenate([self.scalars[:, _SEAT_COLUMNS], self.history[:, :, 0]], axis=1)
+        self.relative = np.where(absolute >= 0, (absolute - observer[:, None]) % NUM_SEATS, NUM_SEATS)
+
+
+class _Tables:
+    """`_Pieces` as float32 arrays, one row per piece, for `Encoder.encode_many`'s batched
+    lookups: cut from the very bytes `encode` joins, so both forms write the same floats."""
+
+    def __init__(self, t: _Pieces, play_rows: np.ndarray) -> None:
+        def rows(pieces) -> np.ndarray:
+            return np.array([np.frombuffer(p, dtype=np.float32) for p in pieces])
+
+        self.onehot = rows(t.onehot)  # row NUM_SEATS: nobody (zeros)
+        self.phase = rows(t.phase)  # row -1: the game is over (zeros)
+        self.scaled = np.array([rows(kind)[:, 0] for kind in t.scaled])  # (K, counts)
+        self.left = rows(t.left)[:, 0]
+        self.place = rows(t.place)
+        self.role = rows([t.role[name] for name in (*MY_ROLES, None)])
+        self.declines = rows(t.declines)[:, 0]
+        #: The history's cards per action, plus a zero row (its index) for padding.
+        self.history_cards = np.concatenate([play_rows, np.zeros((1, play_rows.shape[1]), dtype=np.float32)])
+        self.history_pad = len(play_rows)
 
 
 class _Pieces:
