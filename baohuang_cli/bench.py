@@ -11,6 +11,7 @@ learner's steps of `Baohuang-v0` (the opponents' moves happen inside them).
     baohuang bench --preset weihai          # one preset
     baohuang bench --all-presets            # every preset, with env() rates as ratios of jj's
     baohuang bench --batch                  # the batched engine and the native vector env
+    baohuang bench --actors                 # a DMC actor's frames/s by games played at once
 
 `--all-presets` prints one JSON object: the machine, then per preset its report (without the
 machine fields), then `env_steps_ratio_to_jj` and `env_games_ratio_to_jj`: each preset's env()
@@ -445,15 +446,23 @@ def add_parser(sub) -> None:
     p.add_argument("--batch", action="store_true",
                    help="bench the batched engine (BatchedGames) at B in 1..4096 beside a plain loop over Games, "
                         "raw_env(), the time per phase, and the native vector env beside 'sync'")
+    p.add_argument("--actors", action="store_true",
+                   help="bench one DMC actor (frames/s) playing 1, 8, 32 or 128 games at once, for the main "
+                        "job's recipe and pure self-play (agents.dmc; needs torch)")
+    p.add_argument("--rounds", type=int, default=2, help="--actors: interleaved rounds, best of each (default 2)")
     p.add_argument("--seconds", type=positive_float, default=3.0, help="time per rate measurement (default 3)")
     p.add_argument("--seed", type=int, default=0)
 
 
 def main(args) -> int:
-    if args.batch and args.all_presets:
-        print("baohuang bench: --batch benches one preset (--preset); drop --all-presets", file=sys.stderr)
+    if sum([args.batch, args.all_presets, args.actors]) > 1:
+        print("baohuang bench: choose one of --batch, --actors and --all-presets", file=sys.stderr)
         return 2
-    if args.batch:
+    if args.actors:
+        from baohuang_cli.bench_actors import run_actor_bench
+
+        report = run_actor_bench(args.seconds, max(args.rounds, 1), args.seed, log=sys.stderr)
+    elif args.batch:
         get_rules(args.preset)
         report = run_batch_bench(args.preset, args.seconds, args.seed, log=sys.stderr)
     elif args.all_presets:

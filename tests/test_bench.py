@@ -42,3 +42,14 @@ def test_batch_bench_reports_every_batch_size_the_loop_the_phases_and_the_vector
 def test_bench_batch_refuses_all_presets(capsys):
     assert main(["bench", "--batch", "--all-presets"]) == 2
     assert "--batch" in capsys.readouterr().err
+
+
+def test_actor_bench_reports_every_recipe_and_size_with_ratios_to_one_game():
+    from baohuang_cli.bench_actors import run_actor_bench
+
+    report = run_actor_bench(seconds=0.01, rounds=1, sizes=(1, 4), recipes=("self_play", "main_job_own"))
+    for recipe in ("self_play", "main_job_own"):
+        rates = report[recipe]["frames_per_s"]
+        assert set(rates) == {1, 4} and all(v > 0 for v in rates.values())
+        assert report[recipe]["ratio_to_one_game"][1] == 1.0
+        assert report[recipe]["ratio_to_one_game"][4] == rates[4] / rates[1]
