@@ -31,12 +31,18 @@ from .rules import Rules
 #: Entries kept in the cache of encoded "cards played" rows before it is cleared.
 _CACHE_LIMIT = 200_000
 
-#: Columns of `_BatchFacts.scalars`, one small integer fact of a row each (the seat columns,
-#: absolute seats or -1, are contiguous so that they turn relative in one operation).
+#: Entries of `Encoder._scalar_facts`, one small integer fact of a row each (the seat
+#: entries, absolute seats or -1, are contiguous so that they turn relative in one operation).
 (_PHASE, _EMPEROR, _EMPEROR_CARD, _KNOWN_GUARD, _TOP_PLAYER, _ROLE, _HOLD, _OPEN_GUARD, _OPEN_SOLO, _DECLINES,
  _LEADING, _TRICK) = range(12)
 _NUM_SCALARS = 12
 _SEAT_COLUMNS = slice(_EMPEROR, _TOP_PLAYER + 1)
+#: Entries of `Encoder._scalar_facts`: the scalars, then the history's (seat, action) pairs.
+_FACTS = _NUM_SCALARS + 2 * HISTORY_LENGTH
+#: Columns of `_BatchFacts.sources`: cards left, passed and places per relative seat, the
+#: facts, then the relative seats (the four seat columns', then the history's).
+_SRC_CARDS_LEFT, _SRC_PASSED, _SRC_PLACES, _SRC_SCALARS = 0, NUM_SEATS, 2 * NUM_SEATS, 3 * NUM_SEATS
+_SRC_RELATIVE = _SRC_SCALARS + _FACTS
 
 
 class Encoder:
@@ -86,10 +92,9 @@ class Encoder:
         self._played_cache: dict[tuple[int, ...], bytes] = {}
         self._tables = _Tables(self._pieces, self._play_rows)
         self._deck = copies.astype(np.int64)
-        self._arange_k = np.arange(K)
         self._role_index = {**{name: i for i, name in enumerate(MY_ROLES)}, None: len(MY_ROLES)}
-        # rows of absolute seats in relative order, per observer: _rotation[seat][i] = (seat + i) % 5
-        self._rotation = np.array(self._rot, dtype=np.int64)
+        self._count_columns = self._relative_count_columns()
+        self._lookups = _Lookups(self, self._tables)
         # the flat (seat, action) padding of a history with n < HISTORY_LENGTH entries
         self._history_pad = [(-1, self._tables.history_pad) * (HISTORY_LENGTH - n) for n in range(HISTORY_LENGTH + 1)]
 
@@ -116,7 +121,8 @@ class Encoder:
 
         The batch's integer facts are gathered into a few int arrays (`_BatchFacts`) and every
         slice is written for all rows at once by lookups into float32 tables cut from the same
-        byte pieces `encode` joins (`_Tables`); only the preset-only slices go row by row.
+        byte pieces `encode` joins (`_Tables`; the small slices in one gather, `_Lookups`);
+        only the preset-only slices go row by row.
         """
         B = len(games)
         if out is None:
@@ -124,35 +130,24 @@ class Encoder:
         if B == 0:
             return out
         f = _BatchFacts(self, games, seats)
-        t, bounds, arange_k = self._tables, self.layout.bounds, self._arange_k
+        t, bounds = self._tables, self.layout.bounds
 
         def put(name: str, rows: np.ndarray) -> None:
+            """Write `rows` (B rows, in any shape) into the columns of slice `name`."""
             a, b = bounds[name]
             out[:, a:b] = rows.reshape(B, b - a)
 
-        put("phase", t.phase[f.scalars[:, _PHASE]])
-        put("my_hand", self._thermo[f.hand])
-        put("unseen", t.scaled[arange_k, self._deck - f.total_played - f.hand])
-        put("cards_left", t.left[f.cards_left])
-        put("played", t.scaled[arange_k, f.played])
-        put("passed", f.passed.astype(np.float32))
-        put("place", t.place[f.places])
-        rel = f.relative
-        put("emperor", t.onehot[rel[:, 0]])
-        put("emperor_card", t.onehot[rel[:, 1]])
-        put("known_guard", t.onehot[rel[:, 2]])
-        put("my_role", t.role[f.scalars[:, _ROLE]])
-        put("hold_guard_card", f.scalars[:, _HOLD].astype(np.float32))
-        put("open_guard", f.scalars[:, _OPEN_GUARD].astype(np.float32))
-        put("open_solo", f.scalars[:, _OPEN_SOLO].astype(np.float32))
-        put("declines", t.declines[f.scalars[:, _DECLINES]])
-        put("leading", f.scalars[:, _LEADING].astype(np.float32))
-        put("trick", self._play_rows[f.scalars[:, _TRICK]])
-        put("trick_player", t.onehot[rel[:, 3]])
+        scaled, offset, src, plan = t.scaled, t.scaled_offset, f.sources, self._lookups
+        put("my_hand", self._thermo.take(f.hand, axis=0))
+        put("unseen", scaled.take(offset + (self._deck - f.total_played - f.hand)))
+        put("played", scaled.take(offset + f.played))
+        out[:, plan.columns] = plan.values.take(plan.base + src[:, plan.source] * plan.stride)
+        put("trick", t.history_cards.take(src[:, _SRC_SCALARS + _TRICK], axis=0))
         if self._has_extras:
             self._write_extras(games, f.seats, out)
-        actions = f.history[:, :, 1]
-        put("history", np.concatenate([t.history_cards[actions], t.onehot[rel[:, 4:]],
+        actions = src[:, _SRC_SCALARS + _NUM_SCALARS + 1:_SRC_RELATIVE:2]
+        put("history", np.concatenate([t.history_cards.take(actions, axis=0),
+                                       t.onehot.take(src[:, _SRC_RELATIVE + 4:], axis=0),
                                        (actions == PASS)[:, :, None].astype(np.float32)], axis=2))
         return out
 
@@ -166,9 +161,24 @@ class Encoder:
             self._encode_extras(game, seat, self._rel[seat], pieces.append)
             out[b, first:last] = np.frombuffer(b"".join(pieces), dtype=np.float32)
 
+    def _relative_count_columns(self) -> np.ndarray:
+        """(5, 7K + 15) columns of `_BatchFacts`' card counts row (hand, total played, then
+        played, cards left, passed and places per absolute seat) that put it in observer
+        `seat`'s relative order: column i of a per-seat block comes from seat (seat + i) % 5."""
+        K = self.num_kinds
+        blocks = [(2 * K, K), *((7 * K + i * NUM_SEATS, 1) for i in range(3))]  # (start, width per seat)
+        columns = []
+        for seat in range(NUM_SEATS):
+            cols = list(range(2 * K))
+            for start, width in blocks:
+                cols += [start + r * width + j for r in self._rot[seat] for j in range(width)]
+            columns.append(cols)
+        return np.array(columns, dtype=np.intp)
+
     def _scalar_facts(self, game: Game, seat: int) -> tuple[int, ...]:
-        """The small integer facts of `seat`'s observation of `game`, in `_BatchFacts.scalars`'
-        column order: indices into `_Tables` rows, flags, and absolute seats (-1: nobody),
+        """The small integer facts of `seat`'s observation of `game`, in the order of the
+        `_PHASE` ... `_TRICK` constants: indices into `_Tables` rows (the phase: len(phases) once the game is
+        over), flags, and absolute seats (-1: nobody),
         each what `_add_pieces` looks its piece up by; then the history's (seat, action)
         pairs, most recent first, padded to HISTORY_LENGTH."""
         in_role = game.phase == ROLE
@@ -176,7 +186,7 @@ class Encoder:
         if in_role:
             phase = self._phase_index[game.rules.role_steps[game.step_index]]
         else:
-            phase = self._phase_index["play"] if in_play else -1
+            phase = self._phase_index["play"] if in_play else len(self.phases)
         known_guard, my_role = guard_and_role(game, seat)
         recent = game.history[-HISTORY_LENGTH:]
         top = game.top
@@ -274,19 +284,18 @@ class _BatchFacts:
     """The integer facts of a batch of observations as int arrays, per-seat rows already in
     the observer's relative order (row b is `seats[b]`'s view of `games[b]`):
 
-    * `hand`, `total_played` (B, K); `played` (B, 5, K); `cards_left`, `passed`, `places` (B, 5);
-    * `scalars` (B, 12): `Encoder._scalar_facts` of every row, less its history;
-    * `history` (B, HISTORY_LENGTH, 2): (seat, action) of the recent plays, most recent
-      first, padded with (-1, the zero row of `_Tables.history_cards`);
-    * `relative` (B, 4 + HISTORY_LENGTH): the seats of `scalars`' seat columns, then of the
-      history, relative to the observer (NUM_SEATS, a zero one-hot row, for nobody).
+    * `hand`, `total_played` (B, K) and `played` (B, 5, K): card counts;
+    * `sources` (B, `_SOURCES`): what `_Lookups` looks its columns up by: cards left, passed
+      and places per relative seat, `Encoder._scalar_facts` of the row (its small facts,
+      then the history's (seat, action) pairs), then the seats of its seat columns and of
+      its history relative to the observer (NUM_SEATS, a zero one-hot row, for nobody).
 
     The games' lists are read in two flat conversions, which is what keeps a batch cheap:
-    the card counts (all in 0..255) as one `bytes`, the other facts as one int64 `np.fromiter`.
+    the card counts (all in 0..255) as one `bytes`, the other facts by one `np.fromiter`.
     """
 
     def __init__(self, enc: Encoder, games: Sequence[Game], seats: Sequence[int]) -> None:
-        self.seats = seat_list = [int(s) for s in seats]
+        self.seats = seat_list = seats.tolist() if isinstance(seats, np.ndarray) else [int(s) for s in seats]
         pairs = list(zip(games, seat_list, strict=True))
         B, K = len(pairs), enc.num_kinds
         flat = chain.from_iterable
@@ -294,25 +303,67 @@ class _BatchFacts:
             [g.hands[s], g.total_played, *g.played, g.cards_left, g.passed, g.places] for g, s in pairs))),
             dtype=np.uint8).reshape(B, 7 * K + 3 * NUM_SEATS)
         observer = np.array(seat_list, dtype=np.int64)
-        rows = np.arange(B)[:, None]
-        rotation = enc._rotation[observer]  # (B, 5): absolute seat of each relative seat
-
-        def per_seat(start: int, width: int) -> np.ndarray:  # absolute-seat rows -> relative order
-            block = counts[:, start:start + NUM_SEATS * width].reshape(B, NUM_SEATS, width)
-            return block[rows, rotation].reshape(B, NUM_SEATS, *(() if width == 1 else (width,)))
-
+        counts = counts[np.arange(B)[:, None], enc._count_columns[observer]]  # per-seat blocks made relative
         self.hand, self.total_played = counts[:, :K], counts[:, K:2 * K]
-        self.played = per_seat(2 * K, K)
-        self.cards_left = per_seat(7 * K, 1)
-        self.passed = per_seat(7 * K + NUM_SEATS, 1)
-        self.places = per_seat(7 * K + 2 * NUM_SEATS, 1)
+        self.played = counts[:, 2 * K:7 * K].reshape(B, NUM_SEATS, K)
         facts = enc._scalar_facts
-        width = _NUM_SCALARS + 2 * HISTORY_LENGTH
-        wide = np.fromiter(flat(facts(g, s) for g, s in pairs), dtype=np.int64, count=B * width).reshape(B, width)
-        self.scalars = wide[:, :_NUM_SCALARS]
-        self.history = wide[:, _NUM_SCALARS:].reshape(B, HISTORY_LENGTH, 2)
-        absolute = np.concatenate([self.scalars[:, _SEAT_COLUMNS], self.history[:, :, 0]], axis=1)
-        self.relative = np.where(absolute >= 0, (absolute - observer[:, None]) % NUM_SEATS, NUM_SEATS)
+        wide = np.fromiter(flat(facts(g, s) for g, s in pairs), dtype=np.int64,
+                           count=B * _FACTS).reshape(B, _FACTS)
+        absolute = np.concatenate([wide[:, _SEAT_COLUMNS], wide[:, _NUM_SCALARS::2]], axis=1)
+        relative = np.where(absolute >= 0, (absolute - observer[:, None]) % NUM_SEATS, NUM_SEATS)
+        self.sources = np.concatenate([counts[:, 7 * K:], wide, relative], axis=1)
+
+
+class _Lookups:
+    """The columns `Encoder.encode_many` writes in one gather: the small slices (phase,
+    cards left, passed, place, the seat one-hots, my_role, the flags and declines), which as
+    separate lookups would cost a dozen numpy calls each batch. Column `columns[i]` of row b
+    is `values[base[i] + sources[b, source[i]] * stride[i]]`: entry `base[i]` of row
+    `sources[b, source[i]]` of one table (`stride[i]` wide) laid flat into `values`."""
+
+    def __init__(self, enc: Encoder, t: _Tables) -> None:
+        layout = enc.layout
+        flag = np.array([[0.0], [1.0]], dtype=np.float32)
+        tables: list[np.ndarray] = []
+        columns: list[int] = []
+        source: list[int] = []
+        base: list[int] = []
+        stride: list[int] = []
+        table_start = {}
+
+        def add(column: int, table: np.ndarray, src: int) -> None:
+            """Columns `column`, ... (one per entry of a table row) from `table[sources[:, src]]`."""
+            if id(table) not in table_start:
+                table_start[id(table)] = sum(x.size for x in tables)
+                tables.append(table)
+            width = table.shape[1]
+            columns.extend(range(column, column + width))
+            source.extend([src] * width)
+            base.extend(range(table_start[id(table)], table_start[id(table)] + width))
+            stride.extend([width] * width)
+
+        def add_slice(name: str, table: np.ndarray, sources: Sequence[int]) -> None:
+            offset, width = layout[name].offset, table.shape[1]
+            for i, src in enumerate(sources):
+                add(offset + i * width, table, src)
+
+        seats = range(NUM_SEATS)
+        add_slice("phase", t.phase, [_SRC_SCALARS + _PHASE])
+        add_slice("cards_left", t.left[:, None], [_SRC_CARDS_LEFT + i for i in seats])
+        add_slice("passed", flag, [_SRC_PASSED + i for i in seats])
+        add_slice("place", t.place, [_SRC_PLACES + i for i in seats])
+        for i, name in enumerate(("emperor", "emperor_card", "known_guard", "trick_player")):
+            add_slice(name, t.onehot, [_SRC_RELATIVE + i])
+        add_slice("my_role", t.role, [_SRC_SCALARS + _ROLE])
+        for name, col in (("hold_guard_card", _HOLD), ("open_guard", _OPEN_GUARD), ("open_solo", _OPEN_SOLO),
+                          ("leading", _LEADING)):
+            add_slice(name, flag, [_SRC_SCALARS + col])
+        add_slice("declines", t.declines[:, None], [_SRC_SCALARS + _DECLINES])
+        self.values = np.concatenate([x.ravel() for x in tables])
+        self.columns = np.array(columns, dtype=np.intp)
+        self.source = np.array(source, dtype=np.intp)
+        self.base = np.array(base, dtype=np.int64)
+        self.stride = np.array(stride, dtype=np.int64)
 
 
 class _Tables:
@@ -325,7 +376,9 @@ class _Tables:
 
         self.onehot = rows(t.onehot)  # row NUM_SEATS: nobody (zeros)
         self.phase = rows(t.phase)  # row -1: the game is over (zeros)
-        self.scaled = np.array([rows(kind)[:, 0] for kind in t.scaled])  # (K, counts)
+        scaled = np.array([rows(kind)[:, 0] for kind in t.scaled])  # (K, counts)
+        #: count c of kind k scaled is `scaled[scaled_offset[k] + c]` (one flat `take`)
+        self.scaled, self.scaled_offset = scaled.ravel(), np.arange(len(scaled)) * scaled.shape[1]
         self.left = rows(t.left)[:, 0]
         self.place = rows(t.place)
         self.role = rows([t.role[name] for name in (*MY_ROLES, None)])
