@@ -37,12 +37,11 @@ _CACHE_LIMIT = 200_000
  _LEADING, _TRICK) = range(12)
 _NUM_SCALARS = 12
 _SEAT_COLUMNS = slice(_EMPEROR, _TOP_PLAYER + 1)
-#: Entries of `Encoder._scalar_facts`: the scalars, then the history's (seat, action) pairs.
-_FACTS = _NUM_SCALARS + 2 * HISTORY_LENGTH
 #: Columns of `_BatchFacts.sources`: cards left, passed and places per relative seat, the
-#: facts, then the relative seats (the four seat columns', then the history's).
+#: scalar facts, the history's (seat, action) pairs, then the relative seats (the four
+#: seat entries', then the history's).
 _SRC_CARDS_LEFT, _SRC_PASSED, _SRC_PLACES, _SRC_SCALARS = 0, NUM_SEATS, 2 * NUM_SEATS, 3 * NUM_SEATS
-_SRC_RELATIVE = _SRC_SCALARS + _FACTS
+_SRC_RELATIVE = _SRC_SCALARS + _NUM_SCALARS + 2 * HISTORY_LENGTH
 
 
 class Encoder:
@@ -95,8 +94,9 @@ class Encoder:
         self._role_index = {**{name: i for i, name in enumerate(MY_ROLES)}, None: len(MY_ROLES)}
         self._count_columns = self._relative_count_columns()
         self._lookups = _Lookups(self, self._tables)
-        # the flat (seat, action) padding of a history with n < HISTORY_LENGTH entries
-        self._history_pad = [(-1, self._tables.history_pad) * (HISTORY_LENGTH - n) for n in range(HISTORY_LENGTH + 1)]
+        # the (seat, action) padding of a history with n < HISTORY_LENGTH entries
+        self._history_pad = [[(-1, self._tables.history_pad)] * (HISTORY_LENGTH - n)
+                             for n in range(HISTORY_LENGTH + 1)]
 
     def decode(self, vector: np.ndarray, unscale: bool = False) -> dict[str, np.ndarray]:
         """Split an observation vector into its named slices: views by default, the integer
@@ -188,7 +188,6 @@ class Encoder:
         else:
             phase = self._phase_index["play"] if in_play else len(self.phases)
         known_guard, my_role = guard_and_role(game, seat)
-        recent = game.history[-HISTORY_LENGTH:]
         top = game.top
         if in_play and top >= 0:
             leading, trick, top_player = 0, top + FIRST_PLAY, game.top_player
@@ -197,7 +196,7 @@ class Encoder:
         return (phase, game.emperor, game.emperor_card_seat if in_role else -1, known_guard, top_player,
                 self._role_index[my_role], int(game.guard_card_seat == seat), int(game.open_guard),
                 int(game.solo == "open"), game.abdications if in_role and game.emperor < 0 else 0,
-                leading, trick, *chain.from_iterable(reversed(recent)), *self._history_pad[len(recent)])
+                leading, trick)
 
     def _add_pieces(self, game: Game, seat: int, pieces: list[bytes]) -> None:
         """Append the byte pieces of `seat`'s observation of `game` to `pieces`, in layout order."""
@@ -285,13 +284,15 @@ class _BatchFacts:
     the observer's relative order (row b is `seats[b]`'s view of `games[b]`):
 
     * `hand`, `total_played` (B, K) and `played` (B, 5, K): card counts;
-    * `sources` (B, `_SOURCES`): what `_Lookups` looks its columns up by: cards left, passed
-      and places per relative seat, `Encoder._scalar_facts` of the row (its small facts,
-      then the history's (seat, action) pairs), then the seats of its seat columns and of
-      its history relative to the observer (NUM_SEATS, a zero one-hot row, for nobody).
+    * `sources` (B, `_SRC_RELATIVE` + 4 + HISTORY_LENGTH): what the lookups read: cards
+      left, passed and places per relative seat, `Encoder._scalar_facts` of the row, the
+      (seat, action) pairs of its recent plays (most recent first, padded with (-1, the zero
+      row of `_Tables.history_cards`)), then the seats of the facts' seat entries and of
+      the history relative to the observer (NUM_SEATS, a zero one-hot row, for nobody).
 
-    The games' lists are read in two flat conversions, which is what keeps a batch cheap:
-    the card counts (all in 0..255) as one `bytes`, the other facts by one `np.fromiter`.
+    The games' lists are read in three flat conversions, which is what keeps a batch cheap:
+    the card counts (all in 0..255) as one `bytes`, the scalar facts and the history by
+    one `np.fromiter` each.
     """
 
     def __init__(self, enc: Encoder, games: Sequence[Game], seats: Sequence[int]) -> None:
@@ -307,11 +308,14 @@ class _BatchFacts:
         self.hand, self.total_played = counts[:, :K], counts[:, K:2 * K]
         self.played = counts[:, 2 * K:7 * K].reshape(B, NUM_SEATS, K)
         facts = enc._scalar_facts
-        wide = np.fromiter(flat(facts(g, s) for g, s in pairs), dtype=np.int64,
-                           count=B * _FACTS).reshape(B, _FACTS)
-        absolute = np.concatenate([wide[:, _SEAT_COLUMNS], wide[:, _NUM_SCALARS::2]], axis=1)
+        scalars = np.fromiter(flat(facts(g, s) for g, s in pairs), dtype=np.int64,
+                              count=B * _NUM_SCALARS).reshape(B, _NUM_SCALARS)
+        pad = enc._history_pad
+        history = np.fromiter(flat(flat([(h := g.history[-HISTORY_LENGTH:])[::-1] + pad[len(h)] for g in games])),
+                              dtype=np.int64, count=B * 2 * HISTORY_LENGTH).reshape(B, 2 * HISTORY_LENGTH)
+        absolute = np.concatenate([scalars[:, _SEAT_COLUMNS], history[:, ::2]], axis=1)
         relative = np.where(absolute >= 0, (absolute - observer[:, None]) % NUM_SEATS, NUM_SEATS)
-        self.sources = np.concatenate([counts[:, 7 * K:], wide, relative], axis=1)
+        self.sources = np.concatenate([counts[:, 7 * K:], scalars, history, relative], axis=1)
 
 
 class _Lookups:
