@@ -177,10 +177,9 @@ class Encoder:
 
     def _scalar_facts(self, game: Game, seat: int) -> tuple[int, ...]:
         """The small integer facts of `seat`'s observation of `game`, in the order of the
-        `_PHASE` ... `_TRICK` constants: indices into `_Tables` rows (the phase: len(phases) once the game is
-        over), flags, and absolute seats (-1: nobody),
-        each what `_add_pieces` looks its piece up by; then the history's (seat, action)
-        pairs, most recent first, padded to HISTORY_LENGTH."""
+        `_PHASE` ... `_TRICK` constants: indices into `_Tables` rows (the phase: len(phases)
+        once the game is over), flags, and absolute seats (-1: nobody), each what
+        `_add_pieces` looks its piece up by."""
         in_role = game.phase == ROLE
         in_play = game.phase == PLAY
         if in_role:
@@ -333,7 +332,7 @@ class _Lookups:
         source: list[int] = []
         base: list[int] = []
         stride: list[int] = []
-        table_start = {}
+        table_start: dict[int, int] = {}  # id of a table -> where it starts in `values`
 
         def add(column: int, table: np.ndarray, src: int) -> None:
             """Columns `column`, ... (one per entry of a table row) from `table[sources[:, src]]`."""
@@ -379,7 +378,7 @@ class _Tables:
             return np.array([np.frombuffer(p, dtype=np.float32) for p in pieces])
 
         self.onehot = rows(t.onehot)  # row NUM_SEATS: nobody (zeros)
-        self.phase = rows(t.phase)  # row -1: the game is over (zeros)
+        self.phase = rows(t.phase)  # last row: the game is over (zeros)
         scaled = np.array([rows(kind)[:, 0] for kind in t.scaled])  # (K, counts)
         #: count c of kind k scaled is `scaled[scaled_offset[k] + c]` (one flat `take`)
         self.scaled, self.scaled_offset = scaled.ravel(), np.arange(len(scaled)) * scaled.shape[1]
