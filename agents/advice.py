@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from baohuang_env.actions import FIRST_PLAY, action_table
+from baohuang_env.actions import FIRST_PLAY, ActionTable, action_table
 from baohuang_env.rules import Rules
 
 from .heuristic import HeuristicAgent
-from .view import SeatView
 
 #: Advice kinds a run may choose ("none": the static rows only).
 ADVICE_KINDS = ("none", "heuristic")
@@ -57,35 +56,43 @@ class HeuristicAdvice:
         self.rules = rules
         self.bot = HeuristicAgent(rules)
         t = action_table(rules)
-        self._plays_end = FIRST_PLAY + t.num_plays
-        self._size = t.size.astype(np.int64)
-        self._n = t.n.astype(np.int64)
-        self._rank = np.maximum(t.rank.astype(np.int64), 0)
-        self._counts = t.counts.astype(np.int64)
+        # per action id (zeros for every id but the plays'): is a play, cards, size, count and rank
+        # of the ranked cards, so that one lookup by the legal ids serves plays and other actions alike
+        self._is_play = _per_action(t, np.ones(t.num_plays)).astype(bool)
+        self._size = _per_action(t, t.size)
+        self._n = _per_action(t, t.n)
+        self._rank = _per_action(t, np.maximum(t.rank, 0))
+        self._counts = _per_action(t, t.counts)
         self._num_kinds = t.kinds.num_kinds
 
     def rows(self, observation: np.ndarray, mask: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """(len(legal), size) float32: the advice of each legal action id in `legal`."""
         out = np.zeros((legal.size, self.size), dtype=np.float32)
-        out[:, 0] = legal == self.bot.act(observation, mask)
-        is_play = (legal >= FIRST_PLAY) & (legal < self._plays_end)
+        action, odds = self.bot.decide(observation, mask)  # odds: the bot's view and model, None without plays
+        out[:, 0] = legal == action
+        is_play = self._is_play[legal]
         if not is_play.any():
             out[:, 4] = 1.0
             return out
-        v = SeatView(observation, self.rules)
+        v = odds.view
         hand = v.hand
         held = max(int(hand.sum()), 1)
-        plays = legal[is_play] - FIRST_PLAY
-        size, n = self._size[plays], self._n[plays]
-        out[is_play, 1] = self.bot.nobeat(v, plays)
-        out[is_play, 2] = size == held
-        out[is_play, 3] = (n > 0) & (n < hand[self._rank[plays]])
-        out[:, 4] = 1.0
-        out[is_play, 4] = (held - size) / held
-        after = hand[None, :] - self._counts[plays]
-        out[is_play, 5] = np.count_nonzero(after, axis=1) / self._num_kinds
-        out[~is_play, 5] = np.count_nonzero(hand) / self._num_kinds
+        size, n = self._size[legal], self._n[legal]  # 0 for the other actions: they keep the whole hand
+        nobeat = np.zeros(legal.size)
+        nobeat[is_play] = self.bot.nobeat(v, legal[is_play] - FIRST_PLAY, odds)
+        out[:, 1] = nobeat
+        out[:, 2] = size == held
+        out[:, 3] = (n > 0) & (n < hand[self._rank[legal]])
+        out[:, 4] = (held - size) / held
+        out[:, 5] = (self._counts[legal] != hand).sum(axis=1) / self._num_kinds
         return out
+
+
+def _per_action(t: ActionTable, per_play: np.ndarray) -> np.ndarray:
+    """int64 `per_play` (one row per play) spread over all action ids, zeros off the plays."""
+    out = np.zeros((t.num_actions, *per_play.shape[1:]), dtype=np.int64)
+    out[FIRST_PLAY:FIRST_PLAY + t.num_plays] = per_play
+    return out
 
 
 def make_advice(kind: str, rules: Rules) -> HeuristicAdvice | None:

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 from functools import cache
 from math import comb
+from typing import TypeVar
+from weakref import WeakValueDictionary
 
 import numpy as np
 
@@ -64,6 +66,10 @@ _P_BINS = 64
 _MAX_U = COPIES_PER_RANK
 #: Jokers a seat is assumed to hold at most, in the beat model (the last bucket is "or more").
 _MAX_J = 4
+#: Small jokers in a play that the beat model tells apart (a play with more counts as this many).
+_MAX_S = 4
+
+_Index = TypeVar("_Index", int, np.ndarray)
 
 # Role-phase models: linear in `HeuristicAgent.features` (1, BJ, SJ, 2, A, K, weak groups, 6),
 # fitted by least squares on counterfactual self-play of this bot (the same deal played out
@@ -112,73 +118,116 @@ def _binom_below() -> np.ndarray:
     return below
 
 
-class _Odds:
-    """Per-decision model of the threatening seats' hands: the unseen cards of each kind are
-    dealt to the other active seats independently, in proportion to their hand sizes.
+def _joker_odds(below: np.ndarray, jmax: int) -> np.ndarray:
+    """(p bin, j): P(j jokers) for j < jmax, then P(>= jmax), from below[k, p bin] = P(< k jokers)."""
+    odds = below[1:jmax + 2] - below[:jmax + 1]
+    odds[-1] = 1.0 - below[jmax]
+    return np.ascontiguousarray(odds.T)
 
-    `nobeat(c, r, s)` is the probability that none of the seats can beat a play of c cards
-    topped by rank r (-1: jokers only) carrying s small jokers and no big joker. A seat beats
-    it when it holds >= s big jokers and c cards made of one rank above r plus its jokers
-    (all computed as log-probability suffix sums over the ranks, once per decision).
+
+def _odds_index(c: _Index, r: _Index, s: _Index, R: int) -> _Index:
+    """How `_Odds.nobeat` names a play of c <= _MAX_U + 1 cards topped by rank r (-1: jokers
+    only; R ranks) carrying s <= _MAX_S small jokers and no big joker (a play with more small
+    jokers is named with _MAX_S): one int, for a batch of plays in one int array."""
+    return (c * (R + 1) + r + 1) * (_MAX_S + 1) + s
+
+
+class _Odds:
+    """The card-tracking model of one decision with plays, built on first use (most early
+    decisions never need it): the unseen cards of each kind are dealt to the threatening
+    seats (`HeuristicAgent._threats`) independently, in proportion to their hand sizes.
+
+    `nobeat(at)` is the probability that none of the seats can beat each play, the plays given
+    by their `_odds_index`. A seat beats a play of c cards topped by rank r carrying s small
+    jokers and no big joker when it holds >= s big jokers and c cards made of one rank above r
+    plus its jokers; s small jokers alone are beaten only by s big jokers. Built once per
+    decision: log-probability suffix sums over the ranks, from the bot's lookup tables
+    (`HeuristicAgent._log_below`, `_joker_odds`, `_bj_ge`).
+
+    `HeuristicAgent.decide` hands it out with the view it is made on (`view`), so that the
+    advice read on the same decision neither decodes nor models it again.
     """
 
-    def __init__(self, agent: HeuristicAgent, v: SeatView, seats: np.ndarray) -> None:
-        below = agent._below
-        R, SJ, BJ = agent.R, agent.SJ, agent.BJ
-        self.R = R
-        self.empty = seats.size == 0
-        if self.empty:
-            return
-        left = v.cards_left[seats].astype(np.float64)
-        tot = float(v.cards_left[1:].sum())
-        share = left / tot if tot > 0 else left
-        pb = (share * _P_BINS + 0.5).astype(np.int64)  # (S,)
-        pbj = (share * (agent.p["opp_joker_use"] * _P_BINS) + 0.5).astype(np.int64)
-        u = v.unseen
-        uJ = int(u[SJ] + u[BJ])
-        jmax = min(uJ, _MAX_J)
-        J = agent._arange[:jmax + 1]
-        cdf = below[uJ][:, pbj]  # (k, S): P(< k jokers)
-        pJ = cdf[1:jmax + 2] - cdf[:jmax + 1]  # (J, S)
-        pJ[-1] = 1.0 - cdf[jmax]  # the last bucket: jmax or more
-        self.pJ = pJ.T[:, None, :]  # (S, 1, J)
-        self.J = J
-        # log P(seat has < k of rank r'), (S, k, R); suffix sums: none[s, k, j] = P(seat s has < k
-        # of every rank >= j); index r + 1 answers "every rank above r" (r = -1: any rank)
-        log_lt = agent._log_below_t[pb][:, :, u[:R]]
-        none = np.zeros((seats.size, _MAX_U + 2, R + 1))
-        np.cumsum(log_lt[:, :, ::-1], axis=2, out=none[:, :, R - 1::-1])
-        np.exp(none, out=none)
-        none[:, 0, :] = 0.0  # needing no rank card: the seat's jokers alone beat it
-        self.none = none
-        self.bj_ge = 1.0 - below[int(u[BJ]), :5][:, pb].T  # (S, s): P(>= s big jokers)
-
-    def nobeat(self, c: np.ndarray, r: np.ndarray, s: np.ndarray) -> np.ndarray:
-        """P(no threat can beat each play) for plays (c cards, rank r or -1, s SJs, no BJ)."""
-        if self.empty:
-            return np.ones(len(c))
-        idx = np.maximum(c[:, None] - self.J, 0)  # (P, J): rank cards still needed
-        none = self.none[:, idx, (r + 1)[:, None]]  # (S, P, J)
-        s = np.minimum(s, 4)
-        can = (1.0 - (self.pJ * none).sum(axis=2)) * self.bj_ge[:, s]  # (S, P)
-        jonly = (r < 0) & (s == c)  # s small jokers alone are beaten only by s big jokers
-        if jonly.any():
-            can = np.where(jonly, self.bj_ge[:, s], can)
-        return (1.0 - can).prod(axis=0)
-
-
-class _LazyOdds:
-    """Builds the `_Odds` of a decision on first use (most early decisions never need it)."""
-
-    __slots__ = ("_agent", "_odds", "_view")
+    __slots__ = ("_agent", "_bj_ge", "_needed", "_none", "_pj", "view")
 
     def __init__(self, agent: HeuristicAgent, v: SeatView) -> None:
-        self._agent, self._view, self._odds = agent, v, None
+        self._agent, self.view, self._none = agent, v, None
 
-    def nobeat(self, c: np.ndarray, r: np.ndarray, s: np.ndarray) -> np.ndarray:
-        if self._odds is None:
-            self._odds = _Odds(self._agent, self._view, self._agent._threats(self._view))
-        return self._odds.nobeat(c, r, s)
+    def nobeat(self, at: np.ndarray | list[int]) -> np.ndarray:
+        """P(no threat can beat each play), the plays given by their `_odds_index`."""
+        if self._none is None:
+            self._build()
+        agent = self._agent
+        c, rs = np.divmod(at, agent._odds_stride)
+        col, s = np.divmod(rs, _MAX_S + 1)  # col: the top rank + 1
+        none = self._none[:, col[:, None], self._needed[c]]  # (S, P, J): P(< c - j rank cards above r)
+        bj_ge = self._bj_ge[:, s]
+        can = (1.0 - (self._pj * none).sum(axis=2)) * bj_ge  # (S, P)
+        jonly = agent._jokers_only[at]
+        if jonly.any():
+            can = np.where(jonly, bj_ge, can)
+        return (1.0 - can).prod(axis=0)
+
+    def _build(self) -> None:
+        agent, v, R = self._agent, self.view, self._agent.R
+        seats = agent._threats(v)
+        left = v.cards_left.tolist()
+        tot = float(sum(left[1:])) or 1.0
+        share = [left[s] / tot for s in seats]  # (plain floats: a handful of seats)
+        pb = np.array([int(x * _P_BINS + 0.5) for x in share], dtype=np.int64)  # (S,)
+        pbj = [int(x * agent._joker_bins + 0.5) for x in share]
+        u = v.unseen
+        uJ = int(u[agent.SJ] + u[agent.BJ])
+        self._pj = agent._joker_odds[uJ][pbj][:, None, :]  # (S, 1, J): P(j jokers), the last: j or more
+        self._needed = agent._needed[uJ]  # [c, j]: rank cards still needed, max(c - j, 0)
+        # log P(seat has < k of rank r'), ranks from the top, (S, R, k); suffix sums: none[s, j, k] =
+        # P(seat s has < k of every rank >= j); index r + 1 answers "every rank above r" (r = -1: any rank)
+        log_lt = agent._log_below[pb[:, None], u[R - 1::-1]]
+        none = np.zeros((len(seats), R + 1, _MAX_U + 2))
+        np.add.accumulate(log_lt, axis=1, out=none[:, R - 1::-1])
+        np.exp(none, out=none)
+        none[:, :, 0] = 0.0  # needing no rank card: the seat's jokers alone beat it
+        self._none = none
+        self._bj_ge = agent._bj_ge[int(u[agent.BJ])][pb]  # (S, s): P(>= s big jokers)
+
+
+class _RecentDecisions:
+    """The actions of the last `SIZE` decisions of one bot configuration (class, rules and
+    parameters), whose action is a function of the observation and mask alone: every bot of
+    the configuration shares them. Why: a DMC actor asks its advice's bot about a turn's
+    taught decisions (one per game it plays at once, up to `SIZE`) and then its teacher, a
+    second such bot, about each; the teacher's answers are lookups. The key is the inputs'
+    content (dtype, shape and bytes), never their identity, so a reused buffer or another
+    seat's decision is a miss; the oldest entry goes first. Kept while a bot of the
+    configuration lives (`_RECENT` holds them weakly)."""
+
+    SIZE = 256
+
+    __slots__ = ("__weakref__", "_entries")
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple, tuple[tuple, int]] = {}  # observation's key -> (mask's key, action)
+
+    @staticmethod
+    def key(obs: np.ndarray, mask: np.ndarray) -> tuple[tuple, tuple]:
+        """(the observation's key, the mask's key) of one decision."""
+        return (obs.dtype.str, obs.shape, obs.tobytes()), (mask.dtype.str, mask.shape, mask.tobytes())
+
+    def get(self, key: tuple[tuple, tuple]) -> int | None:
+        """The action remembered for these inputs, or None."""
+        entry = self._entries.get(key[0])
+        return entry[1] if entry is not None and entry[0] == key[1] else None
+
+    def put(self, key: tuple[tuple, tuple], action: int) -> None:
+        entries = self._entries
+        entries.pop(key[0], None)  # (re)inserted last: the newest
+        entries[key[0]] = (key[1], action)
+        if len(entries) > self.SIZE:
+            del entries[next(iter(entries))]
+
+
+#: The recent decisions of each configuration: (class, rules, repr of the sorted parameters) -> them.
+_RECENT: WeakValueDictionary[tuple[type, Rules, str], _RecentDecisions] = WeakValueDictionary()
 
 
 class HeuristicAgent:
@@ -217,46 +266,83 @@ class HeuristicAgent:
                       + 0.0001 * self._rank)
         self._split_cost = p["split_cost"]
         self._precious = two | (self._small > 0) | (self._big > 0)
-        self._below = _binom_below()
-        # log P(Binomial(u, p) < k) indexed [p bin, k, u]
-        self._log_below_t = np.ascontiguousarray(np.log(np.maximum(self._below, 1e-300)).transpose(2, 1, 0))
-        self._arange = np.arange(_MAX_U + 2)
+        self._plain = (self._small == 0) & (self._big == 0) & (self._rank >= 0)  # ranked cards alone
+        below = _binom_below()
+        # the lookup tables of `_Odds`: log P(Binomial(u, p) < k) indexed [p bin, u, k]; P(>= s
+        # big jokers) indexed [u][p bin, s]; the joker counts a seat holds (the last bucket:
+        # _MAX_J or more) indexed [u][p bin, j]; the rank cards still needed, max(c - j, 0),
+        # indexed [u][c, j]; each play's `_odds_index`; which indices are small jokers alone
+        self._log_below = np.ascontiguousarray(np.log(np.maximum(below, 1e-300)).transpose(2, 0, 1))
+        self._bj_ge = [np.ascontiguousarray((1.0 - below[u, :_MAX_S + 1]).T) for u in range(_MAX_U + 1)]
+        self._joker_odds = [_joker_odds(below[u], min(u, _MAX_J)) for u in range(_MAX_U + 1)]
+        cards = np.arange(_MAX_U + 2)
+        self._needed = [np.maximum(cards[:, None] - cards[:min(u, _MAX_J) + 1], 0) for u in range(_MAX_U + 1)]
+        self._odds_at = _odds_index(self._size, self._rank, np.minimum(self._small, _MAX_S), self.R)
+        self._odds_stride = (self.R + 1) * (_MAX_S + 1)  # of c in an `_odds_index`
+        c, rs = np.divmod(np.arange((_MAX_U + 2) * self._odds_stride), self._odds_stride)
+        self._jokers_only = (rs // (_MAX_S + 1) == 0) & (rs % (_MAX_S + 1) == c)  # small jokers alone, by index
+        self._joker_bins = p["opp_joker_use"] * _P_BINS
         self.hold_sixes = rules.hold_sixes
         self._plays_end = FIRST_PLAY + t.num_plays  # the call block (calling presets) follows the plays
         self.roles = RoleDefaults(rules)
         #: the role models were fitted on jj: used only where the role phase means the same
         self.role_models = (rules.emperor_selection == "abdicate" and not rules.tribute and not rules.void_deal
                             and rules.scoring == "jj" and rules.deck_size == 168)
+        self._recent = _RECENT.setdefault((type(self), rules, repr(sorted(self.p.items()))), _RecentDecisions())
 
     # ================================================================== entry point
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        mask = np.asarray(action_mask)
-        plays = np.flatnonzero(mask[FIRST_PLAY:self._plays_end])
+        """The bot's action; a lookup when a bot of this configuration decided on the same
+        inputs lately (`_RecentDecisions`)."""
+        obs, mask = np.asarray(observation), np.asarray(action_mask)
+        key = _RecentDecisions.key(obs, mask)
+        action = self._recent.get(key)
+        if action is None:
+            action = self._decide(obs, mask)[0]
+            self._recent.put(key, action)
+        return action
+
+    def decide(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, _Odds | None]:
+        """`act`'s action, and the card-tracking model it was made on (None when the mask has no
+        play): its `view` is the decision's `SeatView`, and `nobeat(odds.view, plays, odds)`
+        reads the same model. Always decides afresh, and remembers the action for `act`."""
+        obs, mask = np.asarray(observation), np.asarray(action_mask)
+        decision = self._decide(obs, mask)
+        self._recent.put(_RecentDecisions.key(obs, mask), decision[0])
+        return decision
+
+    def _decide(self, observation: np.ndarray, mask: np.ndarray) -> tuple[int, _Odds | None]:
+        # (nonzero() of a bool array is several times faster than of an int8 one)
+        plays = mask[FIRST_PLAY:self._plays_end].astype(bool, copy=False).nonzero()[0]
         if plays.size == 0:
             if mask[PASS]:  # (never APPLY_WIND)
-                return PASS
+                return PASS, None
             if not self.role_models:
-                return self.roles.choose(observation, mask)
-            return self._role(SeatView(observation, self.rules), observation, mask)
+                return self.roles.choose(observation, mask), None
+            return self._role(SeatView(observation, self.rules), observation, mask), None
         v = SeatView(observation, self.rules)
+        odds = _Odds(self, v)
         out = plays[self._size[plays] == int(v.hand.sum())]
         if out.size:  # go out
-            return int(out[0]) + FIRST_PLAY
-        odds = _LazyOdds(self, v)
+            return int(out[0]) + FIRST_PLAY, odds
         if not mask[PASS]:
-            return self._lead(v, plays, mask, odds)
-        return self._follow(v, plays, mask, odds)
+            return self._lead(v, plays, mask, odds), odds
+        return self._follow(v, plays, mask, odds), odds
 
     # ================================================================== per-play odds
-    def nobeat(self, v: SeatView, plays: np.ndarray) -> np.ndarray:
+    def nobeat(self, v: SeatView, plays: np.ndarray, odds: _Odds | None = None) -> np.ndarray:
         """P(no seat that may beat it can beat each play) for play indices `plays`, by the
         card-tracking model this bot plays on (`_Odds`; a play with a big joker is never
-        beaten). Read by `agents.advice`; the bot's own play does not call it."""
+        beaten). `odds`: the model `decide` made its decision on `v` with, to reuse instead of
+        building it again. Read by `agents.advice`; the bot's own play does not call it."""
+        if odds is None:
+            odds = _Odds(self, v)
+        elif odds.view is not v:
+            raise ValueError("odds made on another view: pass their own (odds.view)")
         out = np.ones(plays.size)
         no_bj = self._big[plays] == 0
         if no_bj.any():
-            pl = plays[no_bj]
-            out[no_bj] = _Odds(self, v, self._threats(v)).nobeat(self._size[pl], self._rank[pl], self._small[pl])
+            out[no_bj] = odds.nobeat(self._odds_at[plays[no_bj]])
         return out
 
     # ================================================================== partner inference
@@ -304,19 +390,21 @@ class HeuristicAgent:
         return self.roles.choose(observation, mask)
 
     # ================================================================== finishing plan
-    def _threats(self, v: SeatView) -> np.ndarray:
+    def _threats(self, v: SeatView) -> list[int]:
         """Other active seats that may beat my plays: everyone not known to be a partner."""
-        return np.flatnonzero(v.active & (v.team != PARTNER))
+        return [s for s, (left, team) in enumerate(zip(v.cards_left.tolist(), v.team.tolist(), strict=True))
+                if left > 0 and team != PARTNER]
 
-    def _groups(self, hand: np.ndarray) -> np.ndarray:
-        """Ranks held that may be led before the end (all ranks but the 6s under hold-the-sixes)."""
+    def _groups(self, hand: list[int]) -> list[int]:
+        """Ranks held that may be led before the end (all ranks but the 6s under hold-the-sixes),
+        of a hand given as a list of counts (plain Python: a dozen kinds)."""
         first = 1 if self.hold_sixes else 0
-        return np.flatnonzero(hand[first:self.R]) + first
+        return [r for r in range(first, self.R) if hand[r]]
 
-    def _plan_possible(self, hand: np.ndarray, n_groups: int) -> bool:
+    def _plan_possible(self, hand: list[int], n_groups: int) -> bool:
         """Cheap pre-check: at most MAX_NATURAL_SAFE groups would have to be safe without a joker."""
         allowed_open = 0 if (self.hold_sixes and hand[0]) else 1
-        return n_groups <= int(hand[self.SJ] + hand[self.BJ]) + allowed_open + self.MAX_NATURAL_SAFE
+        return n_groups <= hand[self.SJ] + hand[self.BJ] + allowed_open + self.MAX_NATURAL_SAFE
 
     def _plan(self, hand: list[int], safe: dict[tuple[int, int], tuple[bool, bool]]) -> list[int] | None:
         """A sequence of play indices that plays out `hand` (a list of counts) keeping the lead
@@ -324,11 +412,9 @@ class HeuristicAgent:
         safe to lead plain, and with one small joker. Unsafe groups get a small joker where
         that suffices, else a big joker; spare jokers ride on the first play; under
         hold-the-sixes the 6s go last."""
-        R = self.R
         nS, nB = hand[self.SJ], hand[self.BJ]
         sixes = hand[0] if self.hold_sixes else 0
-        first = 1 if self.hold_sixes else 0
-        ranks = [r for r in range(first, R) if hand[r]]
+        ranks = self._groups(hand)
         table = self.table
         tail = [table.play_index(0, sixes, 0, 0)] if sixes else []
         if not ranks:
@@ -364,31 +450,25 @@ class HeuristicAgent:
             seq.append(last)
         return [table.play_index(r, hand[r], small[r], big[r]) for r in seq] + tail
 
-    def _safety(self, keys: list[tuple[int, int]], odds: _LazyOdds,
+    def _safety(self, keys: list[tuple[int, int]], odds: _Odds,
                 extra: np.ndarray | None = None) -> tuple[dict, np.ndarray | None]:
         """Safety of whole groups (rank, count), plain and with one small joker, in one batch
         with optional extra plays (play indices without a BJ): ({key: (plain, sj)}, extra_safe)."""
         sure = 1.0 - self.p["safe_eps"]
-        k = len(keys)
-        r = np.array([x[0] for x in keys] * 2, dtype=np.int64)
-        c = np.array([x[1] for x in keys], dtype=np.int64)
-        c = np.concatenate([c, c + 1])
-        s = np.repeat(np.array([0, 1], dtype=np.int64), k)
+        k, R = len(keys), self.R
+        at = [_odds_index(n, r, 0, R) for r, n in keys] + [_odds_index(n + 1, r, 1, R) for r, n in keys]
         if extra is not None and extra.size:
-            r = np.concatenate([r, self._rank[extra]])
-            c = np.concatenate([c, self._size[extra]])
-            s = np.concatenate([s, self._small[extra]])
-        ok = (odds.nobeat(c, r, s) >= sure).tolist() if r.size else []
+            at += self._odds_at[extra].tolist()
+        ok = (odds.nobeat(at) >= sure).tolist() if at else []
         safe = {key: (ok[i], ok[k + i]) for i, key in enumerate(keys)}
         return safe, (np.array(ok[2 * k:], dtype=bool) if extra is not None else None)
 
     # ================================================================== leading
-    def _lead(self, v: SeatView, plays: np.ndarray, mask: np.ndarray, odds: _LazyOdds) -> int:
-        hand = v.hand
-        ranks = self._groups(hand)
-        if self._plan_possible(hand, ranks.size):
-            h = hand.tolist()
-            safe, _ = self._safety([(r, h[r]) for r in ranks.tolist()], odds)
+    def _lead(self, v: SeatView, plays: np.ndarray, mask: np.ndarray, odds: _Odds) -> int:
+        h = v.hand.tolist()
+        ranks = self._groups(h)
+        if self._plan_possible(h, len(ranks)):
+            safe, _ = self._safety([(r, h[r]) for r in ranks], odds)
             plan = self._plan(h, safe)
             if plan is not None and mask[plan[0] + FIRST_PLAY]:
                 return plan[0] + FIRST_PLAY
@@ -396,15 +476,13 @@ class HeuristicAgent:
 
     def _weakest_lead(self, v: SeatView, plays: np.ndarray) -> int:
         """The lowest whole group without jokers (with only 6s and jokers left: all jokers)."""
-        rank = self._rank[plays]
-        plain = (self._small[plays] == 0) & (self._big[plays] == 0) & (rank >= 0)
-        whole = plays[plain & (self._n[plays] == v.hand[np.maximum(rank, 0)])]
+        whole = plays[self._plain[plays] & (self._n[plays] == v.hand[self._rank0[plays]])]
         if whole.size == 0:
             return int(plays[np.argmax(self._size[plays])]) + FIRST_PLAY
         return int(whole[np.argmin(self._rank[whole])]) + FIRST_PLAY
 
     # ================================================================== following
-    def _follow(self, v: SeatView, plays: np.ndarray, mask: np.ndarray, odds: _LazyOdds) -> int:
+    def _follow(self, v: SeatView, plays: np.ndarray, mask: np.ndarray, odds: _Odds) -> int:
         owner = v.trick_seat
         finisher = self._finishing_follow(v, plays, odds)
         if finisher is not None:
@@ -427,15 +505,15 @@ class HeuristicAgent:
             return pi + FIRST_PLAY
         return PASS
 
-    def _finishing_follow(self, v: SeatView, plays: np.ndarray, odds: _LazyOdds) -> int | None:
+    def _finishing_follow(self, v: SeatView, plays: np.ndarray, odds: _Odds) -> int | None:
         """A play that surely wins the trick, after which the rest of the hand plays out
         keeping the lead (`_plan`); the cheapest few such candidates are tried."""
         hand = v.hand
-        ranks = self._groups(hand)
-        if not self._plan_possible(hand, ranks.size + 1):  # a follow may remove one group
-            return None
         h = hand.tolist()
-        keys = {(r, h[r]) for r in ranks.tolist()}
+        ranks = self._groups(h)
+        if not self._plan_possible(h, len(ranks) + 1):  # a follow may remove one group
+            return None
+        keys = {(r, h[r]) for r in ranks}
         for r, n in set(zip(self._rank[plays].tolist(), self._n[plays].tolist(), strict=True)):
             if n and h[r] > n:
                 keys.add((r, h[r] - n))
