@@ -41,7 +41,7 @@ class DMCConfig(RunConfig):
     actors: int = 2
     """Actor processes (backend "local"; 0 runs the actor inline in the learner: deterministic,
     for tests), or Ray actors (backend "ray", at least 1)."""
-    games_per_actor: int = 32
+    games_per_actor: int = 128
     """Games each actor plays at once on the batched engine: every turn the learner's
     decisions of all of them are scored in one network call (measured: `baohuang bench
     --actors`)."""
