@@ -28,8 +28,8 @@ from baohuang_env.encoding import Encoder
 from helpers import folder_snapshot, gym_episode_with_opponents
 
 RULES = get_rules("jj")
-TINY = ["actors=0", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16",
-        "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100", "total_minutes=5"]
+TINY = ["actors=0", "games_per_actor=2", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32",
+        "head=16", "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100", "total_minutes=5"]
 
 
 def tiny_config(tmp_path: Path, *extra: str) -> DMCConfig:
