@@ -21,8 +21,9 @@ from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
 
 RULES = get_rules("jj")
-DMC_TINY = ["actors=0", "games_per_actor=2", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16",
-            "eval_minutes=0", "log_seconds=0", "checkpoint_minutes=100", "total_minutes=5", "total_frames=3000"]
+DMC_TINY = ["actors=0", "games_per_actor=2", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32",
+            "head=16", "eval_minutes=0", "log_seconds=0", "checkpoint_minutes=100", "total_minutes=5",
+            "total_frames=3000"]
 PPO_TINY = ["num_games=8", "rollout_decisions=256", "minibatch_size=128", "update_epochs=2", "hidden=32", "head=16",
             "value_hidden=32", "torch_threads=1", "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100",
             "total_minutes=5", "pool_size=3", "total_frames=3000"]
