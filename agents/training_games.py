@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from baohuang_env.agent import NO_OBSERVATION, Agent
+from baohuang_env.agent import Agent, act_each
 from baohuang_env.batched import BatchedGames
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import PLAY, Game, GameResult
@@ -163,10 +163,9 @@ class TrainingGames:
             else:
                 bots.append((b, ctrl))
         if bots:
-            seeing = [b for b, bot in bots if bot.uses_observation]
-            obs = dict(zip(seeing, self.batch.observe(seeing), strict=True)) if seeing else {}
-            for b, bot in bots:
-                actions[b] = bot.act(obs.get(b, NO_OBSERVATION), masks[b])
+            rows = [b for b, _bot in bots]
+            actions[rows] = act_each([bot for _b, bot in bots], masks[rows],
+                                     lambda js: self.batch.observe([rows[j] for j in js]))
         return Turn(seats, masks, counts, actions, np.array(learner, dtype=np.int64),
                     [(ctrl, np.array(rows, dtype=np.int64)) for ctrl, rows in groups.values()])
 

@@ -3,9 +3,10 @@
 A DMC actor (`agents.dmc.actor.Collector`) plays `games_per_actor` games on the batched
 engine and scores the learner's decisions of all of them in one network call per turn. This
 bench times one collector in this process (BLAS and torch limited to one thread, as in an
-actor process; full buffer slots are handed back at once, so no learner is needed) for each
-recipe and each K, the recipes and sizes interleaved over `rounds` rounds, and reports the
-best rate of each, with each K's ratio to K = 1 (one game at a time) from the same run.
+actor process; the inline actor of `actors=0`, whose full buffer slots are handed back at
+once, so no learner is needed) for each recipe and each K, the recipes and sizes interleaved
+over `rounds` rounds, and reports the best rate of each, with each K's ratio to K = 1 (one
+game at a time) from the same run.
 
 Recipes (the README main job's and pure self-play), each a list of config overrides:
 * `main_job_taught`: `configs/dmc_quick.yaml` while its teacher frames last (the heuristic
@@ -18,7 +19,6 @@ compare rates within a run, not with a training run's `charts/SPS`.
 
 from __future__ import annotations
 
-import queue
 import time
 from typing import Any
 
@@ -32,37 +32,32 @@ ACTOR_SIZES = (1, 8, 32, 128)
 
 
 def _collector(recipe: str, games: int, seed: int):
-    """An inline collector of `recipe` playing `games` games, its slots recycled at once."""
+    """`play()` -> frames: one receive of an inline actor (`LocalActors` with actors=0: its
+    collector plays until a game ends, the full slots are handed back at once) of `recipe`
+    playing `games` games."""
     import torch
 
     from agents.config import load_config
-    from agents.dmc.actor import Collector, make_buffers
     from agents.dmc.agent import action_row_size
     from agents.dmc.config import DMCConfig
+    from agents.dmc.local_actors import LocalActors
     from agents.dmc.model import network_names
     from agents.networks import ActionScorer
     from baohuang_env.observation import observation_layout
     from baohuang_env.rules import get_rules
 
     overrides, spent = RECIPES[recipe]
-    cfg = load_config(DMCConfig, "dmc_quick", [*overrides, f"games_per_actor={games}", "actors=1"])
+    cfg = load_config(DMCConfig, "dmc_quick", [*overrides, f"games_per_actor={games}", "actors=0"])
     rules = get_rules(cfg.preset)
     obs_size, row_size = observation_layout(rules).size, action_row_size(rules, cfg.advice)
     torch.manual_seed(seed)
     nets = [ActionScorer(obs_size, row_size, cfg.hidden, cfg.head) for _ in network_names(cfg.networks)]
-    free, full = [queue.Queue() for _ in nets], queue.Queue()
-    for net in range(len(nets)):
-        for k in range(cfg.slots_per_role):
-            free[net].put(net * cfg.slots_per_role + k)
-    collector = Collector(cfg, rules, nets, make_buffers(cfg, obs_size, row_size), free, full, None, seed,
-                          blocking=False, start_frames=cfg.teacher_frames if spent else 0)
+    actors = LocalActors(cfg, rules, nets, cfg.teacher_frames if spent else 0, seed, obs_size, row_size)
 
     def play() -> int:
-        frames = collector.play_game()
-        while not full.empty():
-            net, slot = full.get()
-            free[net].put(slot)
-        return frames
+        before = actors.frames()
+        actors.receive()
+        return actors.frames() - before
 
     return play
 

@@ -17,7 +17,7 @@ agent can be rebuilt anywhere from its spec.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import import_module
 from importlib.metadata import EntryPoint, entry_points
 from typing import Protocol, runtime_checkable
@@ -122,6 +122,19 @@ def check_agent(agent: object, where: str) -> Agent:
         raise ValueError(f"{where}: {type(agent).__name__} is not an agent: it lacks {', '.join(missing)} "
                          "(an agent has act(observation, action_mask) -> int and a uses_observation flag)")
     return agent
+
+
+def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
+             observe: Callable[[list[int]], np.ndarray]) -> list[int]:
+    """`agents[j].act` on `masks[j]` for every j, in order. The observations come from one
+    `observe(indices)` call for just the agents with `uses_observation` (row i of its result
+    for `indices[i]`); the others get `NO_OBSERVATION`. What every batched driver of opponents
+    calls (the native vector env, the training games), so that an agent reading only the mask
+    never costs an observation."""
+    seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
+    obs = dict(zip(seeing, observe(seeing), strict=True)) if seeing else {}
+    return [int(agent.act(obs.get(j, NO_OBSERVATION), mask))
+            for j, (agent, mask) in enumerate(zip(agents, masks, strict=True))]
 
 
 class RandomAgent:

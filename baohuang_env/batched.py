@@ -117,7 +117,8 @@ class BatchedGames:
         self._last_mover = [0] * num_games  # whose view a waiting row's observation shows
         self._rows = np.arange(num_games)
         self._masks = np.empty((num_games, self.num_actions), dtype=np.int8)
-        self._obs = np.empty((num_games, self.observation_size), dtype=np.float32)
+        # the observations' buffer, only when every step shows them
+        self._obs = np.empty((num_games, self.observation_size), dtype=np.float32) if observe else None
         self._mask: np.ndarray | None = None  # a read-only view of the masks last shown: what step() checks
 
     @property

@@ -33,7 +33,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .actions import PASS
-from .agent import NO_OBSERVATION, Agent
+from .agent import Agent, act_each
 from .batch import MIN_BATCH, legal_masks
 from .cards import NUM_SEATS
 from .game import Game, IllegalActionError
@@ -172,13 +172,10 @@ class BaohuangVectorEnv(VectorEnv):
             masks = legal_masks(batch, min_batch=MIN_BATCH)
             seats = [g.current_player for g in batch]
             agents = [opponents[i][(s - learners[i] - 1) % NUM_SEATS] for i, s in zip(waiting, seats, strict=True)]
-            seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
-            obs = {}
-            if seeing:
-                rows_obs = self.encoder.encode_many([batch[j] for j in seeing], [seats[j] for j in seeing])
-                obs = dict(zip(seeing, rows_obs, strict=True))
-            for j, (game, agent) in enumerate(zip(batch, agents, strict=True)):
-                game.step(agent.act(obs.get(j, NO_OBSERVATION), masks[j]))
+            moves = act_each(agents, masks, lambda js, batch=batch, seats=seats: self.encoder.encode_many(
+                [batch[j] for j in js], [seats[j] for j in js]))
+            for game, action in zip(batch, moves, strict=True):
+                game.step(action)
             waiting = [i for i in waiting if not games[i].is_over and games[i].current_player != learners[i]]
 
     def _observe(self) -> np.ndarray:
