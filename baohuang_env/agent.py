@@ -124,15 +124,25 @@ def check_agent(agent: object, where: str) -> Agent:
     return agent
 
 
+def act_one(agent: Agent, mask: np.ndarray, observe: Callable[..., np.ndarray], *args: object) -> int:
+    """`agent.act` on `mask`, with the observation `observe(*args)` only when the agent reads
+    one (`uses_observation`), else `NO_OBSERVATION`: the one rule by which every driver moves
+    a bot. Baohuang-v0 calls it for its one game's opponents (`observe` = `Encoder.encode`,
+    `args` = the game and the seat); `act_each` applies it to a batch of bots."""
+    return int(agent.act(observe(*args) if agent.uses_observation else NO_OBSERVATION, mask))
+
+
 def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
              observe: Callable[[list[int]], np.ndarray]) -> list[int]:
-    """`agents[j].act` on `masks[j]` for every j, in order. The observations come from one
-    `observe(indices)` call for just the agents with `uses_observation` (row i of its result
-    for `indices[i]`); the others get `NO_OBSERVATION`. What every batched driver of opponents
-    calls (the native vector env, the training games), so that an agent reading only the mask
-    never costs an observation."""
+    """`act_one` of `agents[j]` on `masks[j]` for every j, in order. The observations come from
+    one `observe(indices)` call for just the agents with `uses_observation` (row i of its
+    result for `indices[i]`); the others get `NO_OBSERVATION`. What every batched driver of
+    bots calls (the evaluation's and the studies' games, `baohuang_eval.play.play_games`; the
+    native vector env; the training games), so that an agent reading only the mask never
+    costs an observation."""
     seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
     obs = dict(zip(seeing, observe(seeing), strict=True)) if seeing else {}
+    # act_one's rule, written out: a call per agent would cost a tenth of the cheapest bots' move
     return [int(agent.act(obs.get(j, NO_OBSERVATION), mask))
             for j, (agent, mask) in enumerate(zip(agents, masks, strict=True))]
 

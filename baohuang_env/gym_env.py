@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import PASS
-from .agent import NO_OBSERVATION, Agent, check_agent, make_agent
+from .agent import Agent, act_one, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
@@ -116,15 +116,15 @@ class BaohuangGymEnv(gymnasium.Env):
         return self.encoder.encode(self.game, self.learner), info
 
     def _play_opponents(self) -> None:
-        """The opponents move until the learner is to act or the game ends; an opponent that
-        reads only the mask (`uses_observation` False: autoplay, random) gets no observation,
-        which would cost more than its move."""
-        game = self.game
-        while not game.is_over and game.current_player != self.learner:
-            seat = game.current_player
-            agent = self.opponents[(seat - self.learner - 1) % NUM_SEATS]
-            obs = self.encoder.encode(game, seat) if agent.uses_observation else NO_OBSERVATION
-            game.step(agent.act(obs, game.legal_mask()))
+        """The opponents move until the learner is to act or the game ends, each by `act_one`
+        (the rule every driver moves its bots by: an opponent that reads only the mask,
+        `uses_observation` False as autoplay and random, gets no observation, which would cost
+        more than its move). One game needs no batch: a one-row `BatchedGames` costs several
+        times a scalar move (docs/batched.md)."""
+        game, learner, opponents, encode = self.game, self.learner, self.opponents, self.encoder.encode
+        while not game.is_over and (seat := game.current_player) != learner:
+            agent = opponents[(seat - learner - 1) % NUM_SEATS]
+            game.step(act_one(agent, game.legal_mask(), encode, game, seat))
 
     def _reward(self) -> float:
         return float(reward(self.game.result.scores[self.learner], self.reward_mode))
