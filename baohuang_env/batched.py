@@ -42,10 +42,15 @@ from .actions import PASS
 from .batch import MIN_BATCH, legal_masks
 from .cards import NUM_SEATS
 from .encoding import Encoder
-from .game import Game, GameResult, IllegalActionError
+from .game import PLAY, Game, GameResult, IllegalActionError, replay_record
+from .play_arrays import OVER, SEAT, PlayArrays
 from .rules import Rules, get_rules
 
 AUTORESET_MODES = ("next_step", "same_step", "none")
+#: How a batch keeps its rows (`BatchedGames(engine=...)`): "arrays", the play phase of every
+#: row in arrays stepped by compiled kernels (`baohuang_env.play_arrays`, the fast one), or
+#: "games", every row a scalar `Game`.
+ENGINES = ("arrays", "games")
 
 
 def game_seed(seed: int, k: int) -> int:
@@ -90,18 +95,139 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return flat[picks] - np.arange(B) * N
 
 
+class _GameRows:
+    """Engine "games": every row's state lives in its own `Game` (no rule copied anywhere)."""
+
+    def __init__(self, rules: Rules, num_games: int, encoder: Encoder) -> None:
+        self.rules, self.encoder = rules, encoder
+        self.games: list[Game] = [None] * num_games  # type: ignore[list-item]  # each filled in by start()
+
+    def start(self, b: int, seed: int) -> None:
+        self.games[b] = Game(self.rules, seed=seed)
+
+    def game(self, b: int) -> Game:
+        return self.games[b]
+
+    def seats(self) -> np.ndarray:
+        return np.array([g.current_player for g in self.games], dtype=np.int64)
+
+    def step(self, live: np.ndarray, acts: np.ndarray, records: bool) -> list[tuple[int, GameResult, Any]]:
+        ended = []
+        games = self.games
+        for b, a in zip(live.tolist(), acts[live].tolist(), strict=True):
+            game = games[b]
+            game.step(a)
+            if game.is_over:
+                ended.append((b, game.result, game.to_replay() if records else None))
+        return ended
+
+    def masks(self, out: np.ndarray) -> None:
+        legal_masks(self.games, out, MIN_BATCH)
+
+    def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        return self.encoder.encode_many([self.games[b] for b in rows.tolist()], seats, out)
+
+
+class _ArrayRows:
+    """Engine "arrays": a row's deal and role phase run on its `Game`, its play phase on the
+    compiled kernels of `baohuang_env.play_arrays` (its `PlayArrays` own the row from then on)."""
+
+    def __init__(self, rules: Rules, num_games: int, encoder: Encoder) -> None:
+        self.rules, self.encoder = rules, encoder
+        self.arrays = PlayArrays(rules, num_games, encoder)
+        self.role_games: dict[int, Game] = {}  # rows in their role phase (or whose deal ended there)
+        self.in_arrays = np.zeros(num_games, dtype=bool)
+
+    def start(self, b: int, seed: int) -> None:
+        game = self.role_games[b] = Game(self.rules, seed=seed)
+        self.in_arrays[b] = False
+        if game.phase == PLAY:
+            self._load([b])
+
+    def _load(self, rows: list[int]) -> None:
+        """Rows whose games have just entered their play phase move to the arrays."""
+        self.arrays.load(rows, [self.role_games.pop(b) for b in rows])
+        self.in_arrays[rows] = True
+
+    def game(self, b: int) -> Game:
+        return self.arrays.game(b) if self.in_arrays[b] else self.role_games[b]
+
+    def seats(self) -> np.ndarray:
+        seats = self.arrays.facts[:, SEAT].astype(np.int64)
+        for b, game in self.role_games.items():
+            seats[b] = game.current_player
+        return seats
+
+    def step(self, live: np.ndarray, acts: np.ndarray, records: bool) -> list[tuple[int, GameResult, Any]]:
+        rows = live[self.in_arrays[live]]
+        arrays = self.arrays
+        ended = [(b, result, replay_record(self.rules, arrays.seed[b], arrays.actions_of(b), result) if records
+                  else None) for b, result in arrays.step(rows, acts[rows].astype(np.int32))]
+        to_play = []
+        for b, game in [(b, g) for b, g in self.role_games.items() if not g.is_over]:  # the live ones
+            game.step(int(acts[b]))
+            if game.is_over:  # a void deal or a surrender
+                ended.append((b, game.result, game.to_replay() if records else None))
+            elif game.phase == PLAY:
+                to_play.append(b)
+        if to_play:
+            self._load(to_play)
+        return sorted(ended, key=lambda e: e[0])  # in row order, as the games engine gives them
+
+    def masks(self, out: np.ndarray) -> None:
+        rows = np.flatnonzero(self.in_arrays & (self.arrays.facts[:, OVER] == 0))
+        self.arrays.masks(rows, rows, out)
+        for b, game in self.role_games.items():
+            if not game.is_over:
+                out[b] = game.legal_mask()
+
+    def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        if out is None:
+            out = np.empty((rows.size, self.encoder.size), dtype=np.float32)
+        in_arrays = self.in_arrays[rows]
+        dest = np.flatnonzero(in_arrays)
+        self.arrays.observe(rows[dest], dest, seats[dest].astype(np.int32), out)
+        if dest.size < rows.size:
+            others = np.flatnonzero(~in_arrays)
+            out[others] = self.encoder.encode_many([self.role_games[b] for b in rows[others].tolist()], seats[others])
+        return out
+
+
+class _RowGames(Sequence):
+    """`BatchedGames.games`: row b's current `Game` (under engine "arrays" a play-phase row's
+    Game is rebuilt from its seed and actions on each access: exact, but slow)."""
+
+    def __init__(self, rows: _GameRows | _ArrayRows, num_games: int) -> None:
+        self._rows, self._n = rows, num_games
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, b):  # type: ignore[override]
+        if isinstance(b, slice):
+            return [self._rows.game(i) for i in range(*b.indices(self._n))]
+        if not -self._n <= b < self._n:
+            raise IndexError(f"row {b} out of range for {self._n} games")
+        return self._rows.game(b % self._n)
+
+
 class BatchedGames:
     """B games of one rule set stepped together; see the module docstring."""
 
     def __init__(self, rules: Rules | str, num_games: int, autoreset: str = "next_step", observe: bool = True,
-                 next_seed: Callable[[int], int] | None = None, records: bool = True) -> None:
+                 next_seed: Callable[[int], int] | None = None, records: bool = True,
+                 engine: str = "games") -> None:
         if autoreset not in AUTORESET_MODES:
             raise ValueError(f"autoreset {autoreset!r} is not supported; use one of {AUTORESET_MODES}")
+        if engine not in ENGINES:
+            raise ValueError(f"engine {engine!r} is not supported; use one of {ENGINES}")
         if num_games < 1:
             raise ValueError(f"num_games must be at least 1, got {num_games}")
         self.rules = get_rules(rules) if isinstance(rules, str) else rules
         #: "next_step", "same_step" or "none" (see the module docstring).
         self.autoreset = autoreset
+        #: "arrays" (the play phase on compiled kernels) or "games" (every row a `Game`).
+        self.engine = engine
         self.num_games = num_games
         #: Whether every step shows the acting seats' observations (else `observe(rows)`).
         self.observe_all = observe
@@ -110,12 +236,15 @@ class BatchedGames:
         #: never replays its games saves the record's cost, about 50 µs a game).
         self.records = records
         self.encoder = Encoder(self.rules)
+        self._rows = (_ArrayRows if engine == "arrays" else _GameRows)(self.rules, num_games, self.encoder)
         #: Row b's current game: `Game.from_replay(games[b].to_replay())` rebuilds it exactly.
-        self.games: list[Game] = []
+        self.games: Sequence[Game] = _RowGames(self._rows, num_games)
+        self._started = False
         self._reset_seeds = [0] * num_games
         self._game_index = [0] * num_games  # k of each row's current game
-        self._last_mover = [0] * num_games  # whose view a waiting row's observation shows
-        self._rows = np.arange(num_games)
+        self._seat = np.full(num_games, -1, dtype=np.int64)  # the acting seats last shown
+        self._last_mover = np.zeros(num_games, dtype=np.int64)  # whose view a waiting row's observation shows
+        self._rows_index = np.arange(num_games)
         self._masks = np.empty((num_games, self.num_actions), dtype=np.int8)
         # the observations' buffer, only when every step shows them
         self._obs = np.empty((num_games, self.observation_size), dtype=np.float32) if observe else None
@@ -133,7 +262,9 @@ class BatchedGames:
         """Deal a new game in every row, row b from `seeds[b]` (its game 0)."""
         if len(seeds) != self.num_games:
             raise ValueError(f"give one seed per row: {self.num_games} seeds, got {len(seeds)}")
-        self.games = [Game(self.rules, seed=int(s)) for s in seeds]
+        for b, s in enumerate(seeds):
+            self._rows.start(b, int(s))
+        self._started = True
         self._reset_seeds = [int(s) for s in seeds]
         self._game_index = [0] * self.num_games
         return self._show([])
@@ -143,10 +274,10 @@ class BatchedGames:
         untouched. Returns what every row shows now."""
         if len(rows) != len(seeds):
             raise ValueError(f"give one seed per row: {len(rows)} rows, got {len(seeds)} seeds")
-        if not self.games:
+        if not self._started:
             raise RuntimeError("reset() the batch before resetting rows")
         for b, s in zip(rows, seeds, strict=True):
-            self.games[b] = Game(self.rules, seed=int(s))
+            self._rows.start(int(b), int(s))
             self._reset_seeds[b], self._game_index[b] = int(s), 0
         return self._show([])
 
@@ -160,28 +291,24 @@ class BatchedGames:
         acts = np.asarray(actions)
         if acts.shape != (self.num_games,) or not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be {self.num_games} integer action ids, got {acts.dtype} {acts.shape}")
-        games = self.games
-        waiting = [b for b, g in enumerate(games) if g.is_over]
+        waiting = self._seat < 0
         self._check(acts, waiting)
-        ended = []
-        for b, (game, a) in enumerate(zip(games, acts.tolist(), strict=True)):
-            if game.is_over:  # a waiting row: its action is ignored
-                if self.autoreset == "next_step":
-                    self._restart(b)
-                continue
-            self._last_mover[b] = game.current_player
-            game.step(a)
-            if game.is_over:
-                ended.append((b, game.result, game.to_replay() if self.records else None))
-                if self.autoreset == "same_step":
-                    self._restart(b)
+        live = np.flatnonzero(~waiting)
+        self._last_mover[live] = self._seat[live]
+        ended = self._rows.step(live, acts, self.records)
+        if self.autoreset == "next_step":
+            for b in np.flatnonzero(waiting).tolist():
+                self._restart(b)
+        elif self.autoreset == "same_step":
+            for b, _result, _record in ended:
+                self._restart(b)
         return self._show(ended)
 
-    def _check(self, acts: np.ndarray, waiting: list[int]) -> None:
+    def _check(self, acts: np.ndarray, waiting: np.ndarray) -> None:
         """Raise IllegalActionError for the first row whose action its mask does not allow."""
         clipped = np.clip(acts, 0, self.num_actions - 1)
-        ok = self._mask[self._rows, clipped].view(bool) & (clipped == acts)
-        ok[waiting] = True
+        ok = self._mask[self._rows_index, clipped].view(bool) & (clipped == acts)
+        ok |= waiting
         if ok.all():
             return
         b = int(np.flatnonzero(~ok)[0])
@@ -197,24 +324,24 @@ class BatchedGames:
         """The observations (len(rows), D) float32 of the acting seats of `rows` (live rows:
         a waiting row has no acting seat), row i byte for byte `Encoder.encode(games[rows[i]],
         seat)`; a new array."""
-        games = [self.games[int(b)] for b in rows]
-        seats = [g.current_player for g in games]
-        if min(seats, default=0) < 0:
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        seats = self._seat[rows]
+        if (seats < 0).any():
             raise ValueError("observe() is for live rows; a waiting row has no acting seat")
-        return self.encoder.encode_many(games, seats)
+        return self._rows.observe(rows, seats)
 
     def _restart(self, b: int) -> None:
         """Deal row b's next game: from `next_seed(b)` when given, else from its reset seed."""
         k = self._game_index[b] = self._game_index[b] + 1
         seed = self._next_seed(b) if self._next_seed is not None else game_seed(self._reset_seeds[b], k)
-        self.games[b] = Game(self.rules, seed=int(seed))
+        self._rows.start(b, int(seed))
 
     def _show(self, ended: list[tuple[int, GameResult, dict[str, Any]]]) -> BatchStep:
         """The BatchStep of every row's current state, with the games that just ended."""
-        games = self.games
         B = self.num_games
-        seat = np.array([g.current_player for g in games], dtype=np.int64)
-        masks = legal_masks(games, self._masks, MIN_BATCH)
+        seat = self._seat = self._rows.seats()
+        masks = self._masks
+        self._rows.masks(masks)
         waiting = np.flatnonzero(seat < 0)
         if waiting.size:
             masks[waiting] = 0
@@ -222,7 +349,7 @@ class BatchedGames:
             view_seats = np.where(seat < 0, self._last_mover, seat)
         else:
             view_seats = seat
-        obs = self.encoder.encode_many(games, view_seats, self._obs) if self.observe_all else None
+        obs = self._rows.observe(self._rows_index, view_seats, self._obs) if self.observe_all else None
         mask = self._mask = masks.view()
         mask.flags.writeable = False
         rewards = np.zeros((B, NUM_SEATS), dtype=np.float32)
@@ -230,7 +357,7 @@ class BatchedGames:
         for b, result, _record in ended:
             rewards[b] = result.scores
             terminated[b] = True
-        return BatchStep(seat, obs, mask, rewards, terminated, ended)
+        return BatchStep(seat.copy(), obs, mask, rewards, terminated, ended)
 
 
-__all__ = ["AUTORESET_MODES", "BatchStep", "BatchedGames", "game_seed", "random_legal"]
+__all__ = ["AUTORESET_MODES", "ENGINES", "BatchStep", "BatchedGames", "game_seed", "random_legal"]

@@ -90,6 +90,10 @@ class Encoder:
         self._num_ranks = table.kinds.num_ranks
         self._played_cache: dict[tuple[int, ...], bytes] = {}
         self._tables = _Tables(self._pieces, self._play_rows)
+        #: The float32 tables every observation's entries come from (`_Tables`), also read by
+        #: the array engine's compiled encoder (`baohuang_env.play_arrays`), so both write the
+        #: very floats `encode` does.
+        self.lookup_tables = self._tables
         self._deck = copies.astype(np.int64)
         self._role_index = {**{name: i for i, name in enumerate(MY_ROLES)}, None: len(MY_ROLES)}
         self._count_columns = self._relative_count_columns()
@@ -380,6 +384,9 @@ class _Tables:
         self.onehot = rows(t.onehot)  # row NUM_SEATS: nobody (zeros)
         self.phase = rows(t.phase)  # last row: the game is over (zeros)
         scaled = np.array([rows(kind)[:, 0] for kind in t.scaled])  # (K, counts)
+        #: count c of kind k scaled is `scaled_rows[k, c]`; `thermo[c]` the thermometer of count c
+        self.scaled_rows = scaled
+        self.thermo = rows(t.thermo)
         #: count c of kind k scaled is `scaled[scaled_offset[k] + c]` (one flat `take`)
         self.scaled, self.scaled_offset = scaled.ravel(), np.arange(len(scaled)) * scaled.shape[1]
         self.left = rows(t.left)[:, 0]

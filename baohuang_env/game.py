@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import operator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -94,7 +94,8 @@ class GameResult:
     points: list[int] | None = None  # individual points where they differ from scores (qingdao)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields as a plain dict (lists copied): what a replay record keeps."""
+        return {k: v[:] if isinstance(v, list) else v for k, v in self.__dict__.items()}
 
 
 def _custom_deal(rules: Rules, kinds: CardKinds, hands: Any, emperor_card_seat: int, guard_card_seat: int,
@@ -427,43 +428,17 @@ class Game:
         self.passed = [False] * NUM_SEATS
 
     def _deal_over(self) -> bool:
-        """docs/rules.md §5.2, checked right after a player goes out."""
-        out, facts = self.finish_order, self.roles
-        e = facts.emperor
-        if self.rules.end_rule == "four_out":
-            return len(out) >= NUM_SEATS - 1
-        if facts.solo == "open":
-            return True  # the first player out decides an open solo
-        if facts.solo == "hidden":
-            return self.places[e] > 0 or sum(1 for s in out if s != e) >= 2
-        side = (e, facts.guard)
-        royals_out = sum(1 for s in out if s in side)
-        return royals_out == 2 or len(out) - royals_out == 3
+        f = self.roles
+        return deal_over(self.rules, self.finish_order, self.places, f.emperor, f.guard, f.solo)
 
     def _end(self) -> None:
-        # remaining players take the last places by cards held, ties in play order (§5.3)
-        start = self.finish_order[-1]
-        rest = [(start + k) % NUM_SEATS for k in range(1, NUM_SEATS + 1)]
-        left = self.cards_left
-        rest = sorted((s for s in rest if left[s]), key=lambda s: left[s])
-        for s in rest:
-            self.finish_order.append(s)
-            self.places[s] = len(self.finish_order)
-        rules, f = self.rules, self.roles
-        deal_score = score_finished_deal(rules, self.places, f.emperor, f.guard, f.solo, open_guard=f.open_guard,
-                                         rebellion=f.rebellion, kicked=f.kicked)
-        scores = deal_score.scores
-        roles = ["rebel"] * NUM_SEATS
-        if f.guard != f.emperor:
-            roles[f.guard] = "guard"
-        roles[f.emperor] = "solo" if f.solo != "none" else "emperor"
-        points = deal_score.points if deal_score.points != scores else None
-        self.result = GameResult(list(self.places), roles, scores, f.emperor, f.guard, f.solo,
-                                 f.open_guard, grabbed=f.grabbed, rebellion=f.rebellion,
-                                 kicked=f.kicked, points=points)
+        self.finish_order[:] = final_order(self.finish_order, self.cards_left)
+        for place, s in enumerate(self.finish_order, 1):
+            self.places[s] = place
+        self.result = finished_result(self.rules, self.places, self.roles)
         self.phase = OVER
         self.current_player = -1
-        self.log.append(("over", tuple(scores)))
+        self.log.append(("over", tuple(self.result.scores)))
 
     # ------------------------------------------------------------------ copies and replays
     def __getstate__(self) -> dict[str, Any]:
@@ -498,15 +473,7 @@ class Game:
 
     def to_replay(self) -> dict[str, Any]:
         """A JSON-serializable record from which `from_replay` rebuilds this exact game."""
-        rec: dict[str, Any] = {
-            "format": REPLAY_FORMAT, "version": REPLAY_VERSION, "rules": self.rules.to_dict(),
-            "seed": self.seed, "actions": list(self.actions),
-        }
-        if self.custom_deal is not None:
-            rec["deal"] = self.custom_deal
-        if self.result is not None:
-            rec["result"] = self.result.to_dict()
-        return rec
+        return replay_record(self.rules, self.seed, self.actions, self.result, self.custom_deal)
 
     @classmethod
     def from_replay(cls, record: dict[str, Any] | str) -> Game:
@@ -532,3 +499,78 @@ class Game:
             if any(got.get(k) != v for k, v in record["result"].items()):
                 raise ValueError("replay does not reproduce its recorded result")
         return game
+
+
+# ---------------------------------------------------------------------- the end of a deal
+# Pure functions of the deal's facts: `Game` calls them, and so does the batched array engine
+# (`baohuang_env.play_arrays`), so each end-of-deal rule has one owner.
+
+def deal_over(rules: Rules, finish_order: list[int], places: list[int], emperor: int, guard: int,
+              solo: str) -> bool:
+    """docs/rules.md §5.2, checked right after a player goes out: `finish_order` the seats out
+    so far, `places[seat]` their places (0 while playing)."""
+    if rules.end_rule == "four_out":
+        return len(finish_order) >= NUM_SEATS - 1
+    if solo == "open":
+        return True  # the first player out decides an open solo
+    if solo == "hidden":
+        return places[emperor] > 0 or sum(1 for s in finish_order if s != emperor) >= 2
+    royals_out = sum(1 for s in finish_order if s == emperor or s == guard)
+    return royals_out == 2 or len(finish_order) - royals_out == 3
+
+
+def final_order(finish_order: list[int], cards_left: list[int]) -> list[int]:
+    """Every seat in finishing order once the deal is over: those out, then the remaining
+    players by cards held, ties in play order from the last one out (§5.3)."""
+    start = finish_order[-1]
+    rest = [(start + k) % NUM_SEATS for k in range(1, NUM_SEATS + 1)]
+    return [*finish_order, *sorted((s for s in rest if cards_left[s]), key=lambda s: cards_left[s])]
+
+
+class SettledRoles(NamedTuple):
+    """The role facts that stay fixed through the play phase and decide the score (what
+    `finished_result` reads; the marked cards' seats and the public guard still change)."""
+
+    emperor: int
+    guard: int
+    solo: str
+    open_guard: bool
+    grabbed: bool
+    rebellion: str
+    kicked: bool
+
+    @classmethod
+    def of(cls, facts: RoleFacts) -> SettledRoles:
+        return cls(facts.emperor, facts.guard, facts.solo, facts.open_guard, facts.grabbed, facts.rebellion,
+                   facts.kicked)
+
+
+def finished_result(rules: Rules, places: list[int], roles: RoleFacts | SettledRoles) -> GameResult:
+    """The `GameResult` of a deal played to its end, from every seat's place and the role
+    facts (`SettledRoles`: the play phase changes none of them)."""
+    f = roles
+    deal_score = score_finished_deal(rules, places, f.emperor, f.guard, f.solo, open_guard=f.open_guard,
+                                     rebellion=f.rebellion, kicked=f.kicked)
+    scores = deal_score.scores
+    names = ["rebel"] * NUM_SEATS
+    if f.guard != f.emperor:
+        names[f.guard] = "guard"
+    names[f.emperor] = "solo" if f.solo != "none" else "emperor"
+    points = deal_score.points if deal_score.points != scores else None
+    return GameResult(list(places), names, scores, f.emperor, f.guard, f.solo, f.open_guard, grabbed=f.grabbed,
+                      rebellion=f.rebellion, kicked=f.kicked, points=points)
+
+
+def replay_record(rules: Rules, seed: int, actions: list[int], result: GameResult | None,
+                  custom_deal: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON-serializable replay record of a game: its rules, seed (or hand-built deal),
+    actions and result, from which `Game.from_replay` rebuilds it."""
+    rec: dict[str, Any] = {
+        "format": REPLAY_FORMAT, "version": REPLAY_VERSION, "rules": rules.to_dict(),
+        "seed": int(seed), "actions": list(actions),
+    }
+    if custom_deal is not None:
+        rec["deal"] = custom_deal
+    if result is not None:
+        rec["result"] = result.to_dict()
+    return rec

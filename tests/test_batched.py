@@ -1,6 +1,7 @@
-"""`BatchedGames` against scalar Games stepped one at a time: for every preset and autoreset
-mode the same seeds and actions give identical seats, masks, observations, rewards, ended
-games and replays at every step; an illegal action in one row changes no row."""
+"""`BatchedGames` against scalar Games stepped one at a time: for both engines, every preset
+and autoreset mode the same seeds and actions give identical seats, masks, observations,
+rewards, ended games and replays at every step; an illegal action in one row changes no row.
+(tests/test_play_arrays.py plays thousands more games through the array engine.)"""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from baohuang_env import PASS, Game, IllegalActionError, get_rules
-from baohuang_env.batched import AUTORESET_MODES, BatchedGames, game_seed, random_legal
+from baohuang_env.batched import AUTORESET_MODES, ENGINES, BatchedGames, game_seed, random_legal
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY, ROLE
 from baohuang_env.rules import PRESETS
@@ -78,13 +79,14 @@ def random_rows(rng, masks: np.ndarray) -> np.ndarray:
     return np.array([(legal := m.view(bool).nonzero()[0])[rng.integers(legal.size)] for m in masks])
 
 
-def run_differential(preset: str, mode: str, rows: int, steps: int, seed: int) -> tuple[int, bool]:
+def run_differential(preset: str, mode: str, rows: int, steps: int, seed: int,
+                     engine: str = "arrays") -> tuple[int, bool]:
     """Step the batch and the reference side by side; returns (games ended, whether some step
     had rows in the role phase and rows in play)."""
     rules = get_rules(preset)
     rng = np.random.default_rng(seed)
     seeds = [int(s) for s in rng.integers(2**40, size=rows)]
-    batch, ref = BatchedGames(rules, rows, autoreset=mode), Reference(rules, mode, seeds)
+    batch, ref = BatchedGames(rules, rows, autoreset=mode, engine=engine), Reference(rules, mode, seeds)
     assert batch.autoreset == mode
     step = batch.reset(seeds)
     assert_same(step, ref, [])
@@ -104,7 +106,7 @@ def run_differential(preset: str, mode: str, rows: int, steps: int, seed: int) -
         ref_ended = ref.step(actions)
         assert_same(step, ref, ref_ended)
         ended += len(ref_ended)
-        phases = {g.phase for g in batch.games}
+        phases = {row[2].phase for row in ref.rows}  # the batch's, as the seats and masks show
         mixed |= ROLE in phases and PLAY in phases
     for b, row in enumerate(ref.rows):
         assert batch.games[b].to_replay() == row[2].to_replay()
@@ -112,17 +114,20 @@ def run_differential(preset: str, mode: str, rows: int, steps: int, seed: int) -
     return ended, mixed
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @pytest.mark.parametrize("mode", AUTORESET_MODES)
-def test_batch_equals_scalar_games_step_by_step(preset, mode):
+def test_batch_equals_scalar_games_step_by_step(preset, mode, engine):
     rows, steps = (24, 700) if mode != "none" else (16, 450)  # ~280 steps a game: 60 games, or 20 and restarts
-    ended, mixed = run_differential(preset, mode, rows, steps, seed=len(preset) * 7 + AUTORESET_MODES.index(mode))
+    ended, mixed = run_differential(preset, mode, rows, steps, seed=len(preset) * 7 + AUTORESET_MODES.index(mode),
+                                    engine=engine)
     assert ended >= rows  # every row played at least one whole game
     assert mixed  # rows in the role phase next to rows in play
 
 
-def test_one_row_works():
-    ended, _ = run_differential("jj", "same_step", rows=1, steps=700, seed=5)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_one_row_works(engine):
+    ended, _ = run_differential("jj", "same_step", rows=1, steps=700, seed=5, engine=engine)
     assert ended >= 2
 
 
@@ -132,9 +137,10 @@ def test_game_seeds_follow_from_the_reset_seed():
     assert len({game_seed(123, k) for k in range(50)}) == 50 and all(0 <= game_seed(9, k) < 2**63 for k in range(9))
 
 
-def test_an_illegal_action_in_one_row_changes_no_row():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_illegal_action_in_one_row_changes_no_row(engine):
     rules = get_rules("jj")
-    batch = BatchedGames(rules, 6)
+    batch = BatchedGames(rules, 6, engine=engine)
     step = batch.reset(range(6))
     rng = np.random.default_rng(1)
     for _ in range(40):  # into the play phase
@@ -161,6 +167,8 @@ def test_an_illegal_action_in_one_row_changes_no_row():
 def test_arguments_are_checked():
     with pytest.raises(ValueError, match="autoreset"):
         BatchedGames("jj", 2, autoreset="sometimes")
+    with pytest.raises(ValueError, match=r"engine 'numpy' is not supported; use one of \('arrays', 'games'\)"):
+        BatchedGames("jj", 2, engine="numpy")
     batch = BatchedGames("jj", 2)
     with pytest.raises(RuntimeError, match="reset"):
         batch.step(np.zeros(2, int))

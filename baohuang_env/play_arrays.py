@@ -1,0 +1,499 @@
+"""The play phase of many games as arrays, stepped by compiled kernels: the array engine.
+
+`BatchedGames` (engine "arrays") runs each row's role phase and deal on a scalar `Game`;
+once its roles are fixed the row's play-phase state moves here, into a few integer arrays
+(`PlayArrays`), and from then on Numba kernels play it: one call applies every row's move,
+one writes every row's legal mask, one its observation. This is what turns a step of 1,024
+games from ~20 µs a game (B `Game` objects) into a few.
+
+Which rules exist twice, and why. A play-phase step must run without Python per game, so
+these play-phase rules have a second, compiled form here beside the scalar `Game`'s:
+
+* making a play: the cards leave the hand and count as played; a marked card played shows
+  its mark (`RoleFacts.marked_card_played`);
+* passing (and qingdao's APPLY_WIND, a logged pass);
+* the turn: who plays next, when a trick is won, catching the wind (`Game._advance`);
+* the legal mask's assembly (`ActionTable.legal_mask` / `legal_masks_batch`: the rank
+  blocks, hold-the-sixes, jokers-only plays, the beats rows, APPLY_WIND), reading the very
+  legality tables `ActionTable` builds, so what is legal has one owner;
+* the observation's play-phase slices (`Encoder.encode`), written from the encoder's own
+  float tables (`Encoder.lookup_tables`) into a per-seat template that the encoder itself
+  made when the row arrived, so every float is the encoder's.
+
+Everything else stays with its one owner and is called from here: the deal and the role
+phase (`Game`), whether the deal is over, the final places and the score (the pure
+functions `deal_over`, `final_order`, `finished_result` of `baohuang_env.game`, called for
+the rare rows where a player just went out), and the replay record (`replay_record`).
+tests/test_play_arrays.py pins the two forms together: thousands of random games of every
+preset stepped both ways, with the same seeds and actions, show identical seats, masks,
+observations, rewards, results and replays at every step.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numba
+import numpy as np
+
+from .actions import DECISION_ID, FIRST_PLAY, MAX_BIG, MAX_SMALL, PASS, action_table
+from .cards import NUM_SEATS
+from .encoding import Encoder
+from .game import PLAY, Game, GameResult, SettledRoles, deal_over, final_order, finished_result
+from .observation import HISTORY_LENGTH
+from .rules import Rules
+
+APPLY_WIND = DECISION_ID["APPLY_WIND"]
+
+#: Columns of `PlayArrays.facts` (B, NUM_FACTS) int32: the row's scalar play-phase state.
+(SEAT, TOP, TOP_PLAYER, PASSES, EMPEROR, GUARD, GUARD_CARD_SEAT, GUARD_CARD_KIND, EMPEROR_CARD_SEAT,
+ PUBLIC_GUARD, NUM_OUT, HISTORY_SIZE, NUM_LOGGED, OVER) = range(14)
+NUM_FACTS = 14
+#: Rows of `PlayArrays.seats` (B, 4, 5) int32: per seat.
+CARDS_LEFT, PASSED, PLACES, FINISH_ORDER = range(4)
+#: Rows of `PlayArrays.cards` (B, 11, K) int32: hands of seats 0..4, played by seats 0..4,
+#: then the total played.
+PLAYED, TOTAL_PLAYED = NUM_SEATS, 2 * NUM_SEATS
+#: Most actions one game can take (each of at most 216 plays answered by at most 5 passes,
+#: plus the role phase's decisions), the width of a row's action log.
+MAX_ACTIONS = 2048
+#: The observation's slices that the play phase leaves as they were when the roles were
+#: fixed (with the preset-only ones: `ObservationLayout.preset_slices`).
+_CONSTANT_SLICES = ("phase", "emperor", "emperor_card", "my_role", "open_guard", "open_solo", "declines")
+#: Entries of `PlayArrays._offsets` (where the observation's play-phase slices start).
+(_O_PHASE, _O_PHASE_LEN, _O_HAND, _O_UNSEEN, _O_LEFT, _O_PLAYED, _O_PASSED, _O_PLACE, _O_GUARD, _O_HOLD,
+ _O_LEADING, _O_TRICK, _O_TRICK_PLAYER, _O_HISTORY) = range(14)
+
+
+# ---------------------------------------------------------------------- kernels: moves
+@numba.njit(cache=True)
+def _next_active(seats, b, seat):
+    for k in range(1, NUM_SEATS + 1):
+        nxt = (seat + k) % NUM_SEATS
+        if seats[b, CARDS_LEFT, nxt]:
+            return nxt
+    return -1
+
+
+@numba.njit(cache=True)
+def _new_trick(facts, seats, b, leader):
+    facts[b, SEAT] = leader
+    facts[b, TOP] = -1
+    facts[b, TOP_PLAYER] = -1
+    facts[b, PASSES] = 0
+    seats[b, PASSED, :] = 0
+
+
+@numba.njit(cache=True)
+def _advance(facts, seats, b, seat):
+    """`Game._advance`: the next seat to act after `seat`'s move, closing a trick (or
+    catching the wind after a finisher's play stood) when everyone else passed."""
+    active = NUM_SEATS - facts[b, NUM_OUT]
+    tp = facts[b, TOP_PLAYER]
+    if seats[b, CARDS_LEFT, tp]:
+        if facts[b, PASSES] == active - 1:
+            _new_trick(facts, seats, b, tp)
+            return
+    elif facts[b, PASSES] == active:
+        _new_trick(facts, seats, b, _next_active(seats, b, tp))
+        return
+    facts[b, SEAT] = _next_active(seats, b, seat)
+
+
+@numba.njit(cache=True)
+def _step_rows(rows, actions, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp,
+               went_out):
+    """Apply `actions[i]` (legal, already checked) at `rows[i]`. A row whose mover went out
+    is left at that point with `went_out` set: whether its deal is over is `deal_over`'s
+    call (`PlayArrays.step`), and the turn moves on by `_advance_rows` if not."""
+    for i in range(rows.size):
+        b = rows[i]
+        a = actions[i]
+        seat = facts[b, SEAT]
+        log[b, facts[b, NUM_LOGGED]] = a
+        facts[b, NUM_LOGGED] += 1
+        h = facts[b, HISTORY_SIZE] % history.shape[1]
+        history[b, h, 0] = seat
+        history[b, h, 1] = a
+        facts[b, HISTORY_SIZE] += 1
+        if a < FIRST_PLAY:  # PASS, or APPLY_WIND (a logged pass, §9 #30)
+            facts[b, PASSES] += 1
+            seats[b, PASSED, seat] = 1
+            _advance(facts, seats, b, seat)
+            continue
+        p = a - FIRST_PLAY
+        r, c, s, bg, x = rank[p], n[p], small[p], big[p], special[p]
+        if c:
+            cards[b, seat, r] -= c
+            cards[b, PLAYED + seat, r] += c
+            cards[b, TOTAL_PLAYED, r] += c
+        if s:
+            cards[b, seat, sj] -= s
+            cards[b, PLAYED + seat, sj] += s
+            cards[b, TOTAL_PLAYED, sj] += s
+        if bg:
+            cards[b, seat, bj] -= bg
+            cards[b, PLAYED + seat, bj] += bg
+            cards[b, TOTAL_PLAYED, bj] += bg
+        if x:
+            cards[b, seat, sp] -= x
+            cards[b, PLAYED + seat, sp] += x
+            cards[b, TOTAL_PLAYED, sp] += x
+        seats[b, CARDS_LEFT, seat] -= c + s + bg + x
+        # a marked card is played when its holder has none of its kind left (§4.9)
+        if seat == facts[b, GUARD_CARD_SEAT] and cards[b, seat, facts[b, GUARD_CARD_KIND]] == 0:
+            facts[b, GUARD_CARD_SEAT] = -1
+            facts[b, PUBLIC_GUARD] = seat
+        if bg and seat == facts[b, EMPEROR_CARD_SEAT] and cards[b, seat, bj] == 0:
+            facts[b, EMPEROR_CARD_SEAT] = -1
+        facts[b, TOP] = p
+        facts[b, TOP_PLAYER] = seat
+        facts[b, PASSES] = 0
+        seats[b, PASSED, :] = 0
+        if seats[b, CARDS_LEFT, seat] == 0:
+            seats[b, FINISH_ORDER, facts[b, NUM_OUT]] = seat
+            facts[b, NUM_OUT] += 1
+            seats[b, PLACES, seat] = facts[b, NUM_OUT]
+            went_out[b] = 1
+        else:
+            _advance(facts, seats, b, seat)
+
+
+@numba.njit(cache=True)
+def _advance_rows(rows, facts, seats):
+    """The turn after a player went out and the deal goes on."""
+    for i in range(rows.size):
+        b = rows[i]
+        _advance(facts, seats, b, facts[b, SEAT])
+
+
+# ---------------------------------------------------------------------- kernels: masks
+@numba.njit(cache=True)
+def _holds(hand, p, rank, n, small, big, special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes,
+           six_no_jokers):
+    """May a seat holding `hand` make play index `p`? `check_play`'s card rules (the cards
+    are there, jokers-only plays, hold-the-sixes), without the beats test."""
+    r, c = rank[p], n[p]
+    if (c and hand[r] < c) or hand[sj] < small[p] or hand[bj] < big[p] or (special[p] and hand[sp] < special[p]):
+        return False
+    if c == 0:
+        return jokers_only_plays
+    if hold_sixes and r == 0:  # the 6s only as the whole remaining hand (§4.5)
+        total = 0
+        for k in range(num_ranks):
+            total += hand[k]
+        if total != c:
+            return False
+        if six_no_jokers:
+            return small[p] == 0 and big[p] == 0 and hand[sj] + hand[bj] == 0
+        return small[p] == hand[sj] and big[p] == hand[bj]
+    return True
+
+
+@numba.njit(cache=True)
+def _masks(rows, dest, facts, seats, cards, out, block_table, jokers_only, indptr, beaters, rank, n, small, big,
+           special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind):
+    """Row `dest[i]` of `out`: the legal mask of `rows[i]`'s acting seat.
+
+    Leading, every play the hand holds: `ActionTable.legal_masks_batch`'s rank blocks (the
+    same tables), hold-the-sixes fixed up after. Following, only the plays that beat the one
+    on the table can be legal (a few dozen of the ~4,000): each is checked against the hand
+    (`_holds`), which is far cheaper than a whole beats row; plus PASS, and qingdao's
+    APPLY_WIND as a finisher's play's first answer."""
+    width = block_table.shape[1]
+    combos = width // 16
+    grid = num_ranks * width
+    for i in range(rows.size):
+        b = rows[i]
+        seat = facts[b, SEAT]
+        hand = cards[b, seat]
+        o = out[dest[i]]
+        top = facts[b, TOP]
+        if top >= 0:
+            o[:] = 0
+            o[PASS] = 1
+            for q in range(indptr[top], indptr[top + 1]):
+                p = beaters[q]
+                if _holds(hand, p, rank, n, small, big, special, num_ranks, sj, bj, sp, jokers_only_plays,
+                          hold_sixes, six_no_jokers):
+                    o[FIRST_PLAY + p] = 1
+            if apply_wind and facts[b, PASSES] == 0 and seats[b, CARDS_LEFT, facts[b, TOP_PLAYER]] == 0:
+                o[APPLY_WIND] = 1
+            continue
+        ns = min(hand[sj], MAX_SMALL)
+        nbig = min(hand[bj], MAX_BIG)
+        j = ns * (MAX_BIG + 1) + nbig
+        if combos != (MAX_SMALL + 1) * (MAX_BIG + 1):  # a deck with SP: (small, big, special)
+            j = 2 * j + min(hand[sp], 1)
+        o[:FIRST_PLAY] = 0
+        for r in range(num_ranks):
+            src = block_table[hand[r] * combos + j]
+            base = FIRST_PLAY + r * width
+            for k in range(width):
+                o[base + k] = src[k]
+        src = jokers_only[j]
+        base = FIRST_PLAY + grid
+        for k in range(src.size):
+            o[base + k] = src[k] if jokers_only_plays else 0
+        sixes = hand[0]
+        if hold_sixes and sixes:
+            o[FIRST_PLAY:FIRST_PLAY + width] = 0
+            total = 0
+            for r in range(num_ranks):
+                total += hand[r]
+            if total == sixes:
+                if six_no_jokers:
+                    if ns + nbig == 0:
+                        o[FIRST_PLAY + (sixes - 1) * combos] = 1
+                else:
+                    o[FIRST_PLAY + (sixes - 1) * combos + j] = 1
+
+
+@cache
+def _beaters(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The plays that beat each play, as CSR: the play indices `beaters[indptr[p]:indptr[p + 1]]`
+    beat play index p (from the beats tables `ActionTable` owns; a few dozen per play)."""
+    table = action_table(rules)
+    legal = table.tables(rules)
+    P = table.num_plays
+    if table.kinds.special:
+        rows = [legal.group_cols[legal.group_array[p]][legal.beats_local[p, :legal.group_cols[
+            legal.group_array[p]].size].view(bool)] - FIRST_PLAY for p in range(P)]
+    else:
+        m = legal.beats[:P, FIRST_PLAY:FIRST_PLAY + P].view(bool)
+        rows = [np.flatnonzero(m[p]) for p in range(P)]
+    indptr = np.zeros(P + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([r.size for r in rows])
+    return indptr, np.concatenate(rows).astype(np.int32)
+
+
+# ---------------------------------------------------------------------- kernels: observations
+@numba.njit(cache=True)
+def _observe(rows, dest, view_seats, facts, seats, cards, history, template, constant, out, offsets, deck, thermo,
+             scaled, left, place, play_rows):
+    """`Encoder.encode` of `view_seats[i]` at `rows[i]` into `out[dest[i]]`: the slices the play
+    phase does not change (the spans `constant`) from the row's template for that seat (cut
+    from the encoder's own vector of it), then every play-phase slice from the encoder's
+    tables. An ended row (`OVER`) shows what `encode` shows of a finished game: no phase, no
+    trick, nobody leading."""
+    K = cards.shape[2]
+    levels = thermo.shape[1]
+    H = history.shape[1]
+    width = K + NUM_SEATS + 1
+    for i in range(rows.size):
+        b = rows[i]
+        me = view_seats[i]
+        o = out[dest[i]]
+        src = template[b, me]
+        x = 0
+        for span in range(constant.shape[0]):
+            for y in range(constant[span, 0], constant[span, 1]):
+                o[y] = src[x]
+                x += 1
+        over = facts[b, OVER]
+        if over:
+            for x in range(offsets[_O_PHASE], offsets[_O_PHASE] + offsets[_O_PHASE_LEN]):
+                o[x] = 0.0
+        a, u = offsets[_O_HAND], offsets[_O_UNSEEN]
+        for k in range(K):
+            c = cards[b, me, k]
+            for x in range(levels):
+                o[a + k * levels + x] = thermo[c, x]
+            o[u + k] = scaled[k, deck[k] - cards[b, TOTAL_PLAYED, k] - c]
+        for rel in range(NUM_SEATS):
+            s = (me + rel) % NUM_SEATS
+            o[offsets[_O_LEFT] + rel] = left[seats[b, CARDS_LEFT, s]]
+            a = offsets[_O_PLAYED] + rel * K
+            for k in range(K):
+                o[a + k] = scaled[k, cards[b, PLAYED + s, k]]
+            o[offsets[_O_PASSED] + rel] = seats[b, PASSED, s]
+            a = offsets[_O_PLACE] + rel * NUM_SEATS
+            pl = seats[b, PLACES, s]
+            for x in range(NUM_SEATS):
+                o[a + x] = place[pl, x]
+        guard = me if facts[b, GUARD] == me else facts[b, PUBLIC_GUARD]
+        _seat_onehot(o, offsets[_O_GUARD], guard, me)
+        o[offsets[_O_HOLD]] = 1.0 if facts[b, GUARD_CARD_SEAT] == me else 0.0
+        top = facts[b, TOP]
+        a = offsets[_O_TRICK]
+        if not over and top >= 0:
+            o[offsets[_O_LEADING]] = 0.0
+            for k in range(K):
+                o[a + k] = play_rows[top + FIRST_PLAY, k]
+            _seat_onehot(o, offsets[_O_TRICK_PLAYER], facts[b, TOP_PLAYER], me)
+        else:
+            o[offsets[_O_LEADING]] = 1.0 if not over and facts[b, SEAT] == me else 0.0
+            for k in range(K):
+                o[a + k] = 0.0
+            _seat_onehot(o, offsets[_O_TRICK_PLAYER], -1, me)
+        size = facts[b, HISTORY_SIZE]
+        a = offsets[_O_HISTORY]
+        for x in range(a, a + H * width):
+            o[x] = 0.0
+        for e in range(min(size, H)):  # most recent first
+            h = (size - 1 - e) % H
+            act = history[b, h, 1]
+            base = a + e * width
+            for k in range(K):
+                o[base + k] = play_rows[act, k]
+            o[base + K + (history[b, h, 0] - me) % NUM_SEATS] = 1.0
+            if act == PASS:
+                o[base + K + NUM_SEATS] = 1.0
+
+
+@numba.njit(cache=True)
+def _seat_onehot(o, a, seat, me):
+    """The encoder's seat one-hot (`Encoder` `onehot` rows: 1.0 at the seat relative to `me`,
+    all zero for nobody) at `o[a:a + 5]`."""
+    for x in range(NUM_SEATS):
+        o[a + x] = 0.0
+    if seat >= 0:
+        o[a + (seat - me) % NUM_SEATS] = 1.0
+
+
+# ---------------------------------------------------------------------- the arrays
+class PlayArrays:
+    """The play-phase state of B rows (see the module docstring), one owner per fact:
+
+    * `facts` (B, NUM_FACTS) int32: the acting seat, the play to beat and its player, the
+      passes, the roles (emperor, guard) and the marked cards' seats, the public guard, how
+      many are out, the history's and the log's lengths, whether the deal is over;
+    * `seats` (B, 4, 5): cards left, passed, places, finishing order per seat;
+    * `cards` (B, 11, K): the hands, the cards each seat played, the total played;
+    * `history` (B, HISTORY_LENGTH, 2): the last plays (seat, action), a ring;
+    * `log` (B, MAX_ACTIONS) int16: every action of the row's game, role phase included (the
+      replay); `seed` its deal seed; `settled` its `SettledRoles`;
+    * `template` (B, 5, D) float32: each seat's observation when the row arrived.
+
+    A row holds a game from `load(b, game)` (a `Game` that has just entered its play phase)
+    until the next `load`; `game(b)` rebuilds the `Game` itself from the seed and the log.
+    """
+
+    def __init__(self, rules: Rules, num_games: int, encoder: Encoder) -> None:
+        self.rules, self.encoder = rules, encoder
+        table = self.table = encoder.table
+        kinds = table.kinds
+        B, K = num_games, kinds.num_kinds
+        self.facts = np.zeros((B, NUM_FACTS), dtype=np.int32)
+        self.seats = np.zeros((B, 4, NUM_SEATS), dtype=np.int32)
+        self.cards = np.zeros((B, 2 * NUM_SEATS + 1, K), dtype=np.int32)
+        self.history = np.zeros((B, HISTORY_LENGTH, 2), dtype=np.int32)
+        self.log = np.zeros((B, MAX_ACTIONS), dtype=np.int16)
+        layout = encoder.layout
+        spans = [(layout[name].offset, layout[name].stop) for name in (*_CONSTANT_SLICES, *layout.preset_slices)]
+        #: The (start, stop) spans of the observation that stay fixed through the play phase.
+        self.constant = np.array(spans, dtype=np.int64)
+        self._constant_columns = np.concatenate([np.arange(a, z) for a, z in spans])
+        self.template = np.zeros((B, NUM_SEATS, self._constant_columns.size), dtype=np.float32)
+        self.seed = [0] * B
+        self.settled: list[SettledRoles | None] = [None] * B
+        self._went_out = np.zeros(B, dtype=np.int8)
+        self._plays = (table.rank.astype(np.int32), table.n.astype(np.int32), table.small.astype(np.int32),
+                       table.big.astype(np.int32), table.special.astype(np.int32))
+        self._kinds = (kinds.sj, kinds.bj, max(kinds.sp, 0))
+        legal = table.tables(rules)
+        self._mask_tables = (legal.block_table, legal.jokers_only_table, *_beaters(rules))
+        lt = encoder.lookup_tables
+        phase = layout["phase"]
+        self._offsets = np.array([phase.offset, phase.length, *(layout[name].offset for name in (
+            "my_hand", "unseen", "cards_left", "played", "passed", "place", "known_guard", "hold_guard_card",
+            "leading", "trick", "trick_player", "history"))], dtype=np.int64)
+        if not (lt.onehot[:NUM_SEATS] == np.eye(NUM_SEATS)).all() or lt.onehot[NUM_SEATS].any():
+            raise AssertionError("the encoder's seat one-hots are not the identity rows `_seat_onehot` writes")
+        self._obs_tables = (layout.copies.astype(np.int32), lt.thermo, lt.scaled_rows, lt.left, lt.place,
+                            lt.history_cards)
+
+    # ------------------------------------------------------------------ rows in and out
+    def load(self, rows: list[int], games: list[Game]) -> None:
+        """Rows `rows[i]` take over `games[i]`, each just entered its play phase (the `Game`
+        is not used again: the arrays own its state from here)."""
+        for b, game in zip(rows, games, strict=True):
+            if game.phase != PLAY:
+                raise ValueError(f"only a game in its play phase moves to the arrays, not one in {game.phase!r}")
+            if len(game.actions) + 1 > MAX_ACTIONS:
+                raise ValueError(f"a game of more than {MAX_ACTIONS} actions does not fit a row's log")
+            f, roles = self.facts[b], game.roles
+            f[:] = (game.current_player, game.top, game.top_player, game.passes, roles.emperor, roles.guard,
+                    roles.guard_card_seat, roles.guard_card_kind, roles.emperor_card_seat, roles.public_guard,
+                    len(game.finish_order), 0, len(game.actions), 0)
+            s = self.seats[b]
+            s[CARDS_LEFT] = game.cards_left
+            s[PASSED] = game.passed
+            s[PLACES] = game.places
+            s[FINISH_ORDER] = -1
+            s[FINISH_ORDER, :len(game.finish_order)] = game.finish_order
+            c = self.cards[b]
+            c[:NUM_SEATS] = game.hands
+            c[PLAYED:TOTAL_PLAYED] = game.played
+            c[TOTAL_PLAYED] = game.total_played
+            for seat, action in game.history[-HISTORY_LENGTH:]:
+                h = f[HISTORY_SIZE] % HISTORY_LENGTH
+                self.history[b, h] = seat, action
+                f[HISTORY_SIZE] += 1
+            self.log[b, :len(game.actions)] = game.actions
+            self.seed[b] = game.seed
+            self.settled[b] = SettledRoles.of(roles)
+        views = self.encoder.encode_many([g for g in games for _ in range(NUM_SEATS)],
+                                         list(range(NUM_SEATS)) * len(games))
+        self.template[rows] = views[:, self._constant_columns].reshape(len(rows), NUM_SEATS, -1)
+
+    def actions_of(self, b: int) -> list[int]:
+        """Every action of row b's game so far."""
+        return self.log[b, :self.facts[b, NUM_LOGGED]].tolist()
+
+    def game(self, b: int) -> Game:
+        """Row b's game as a `Game`, rebuilt from its seed and actions (exact, not cheap)."""
+        game = Game(self.rules, seed=self.seed[b])
+        for a in self.actions_of(b):
+            game.step(a)
+        return game
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, rows: np.ndarray, actions: np.ndarray) -> list[tuple[int, GameResult]]:
+        """Apply `actions[i]` (checked legal) at each of `rows` (live rows); returns (row,
+        result) of every deal that ended, whose row is then `OVER`."""
+        went_out = self._went_out
+        _step_rows(rows, actions, self.facts, self.seats, self.cards, self.history, self.log, *self._plays,
+                   *self._kinds, went_out)
+        out = np.flatnonzero(went_out)
+        if not out.size:
+            return []
+        went_out[out] = 0
+        ended, go_on = [], []
+        for b in out.tolist():
+            f, s, roles = self.facts[b], self.seats[b], self.settled[b]
+            order = s[FINISH_ORDER, :f[NUM_OUT]].tolist()
+            if deal_over(self.rules, order, s[PLACES].tolist(), roles.emperor, roles.guard, roles.solo):
+                ended.append((b, self._end(b, order)))
+            else:
+                go_on.append(b)
+        if go_on:
+            _advance_rows(np.array(go_on, dtype=np.int64), self.facts, self.seats)
+        return ended
+
+    def _end(self, b: int, order: list[int]) -> GameResult:
+        f, s = self.facts[b], self.seats[b]
+        order = final_order(order, s[CARDS_LEFT].tolist())
+        for place, seat in enumerate(order, 1):
+            s[PLACES, seat] = place
+        s[FINISH_ORDER] = order
+        f[NUM_OUT] = len(order)
+        f[OVER] = 1
+        f[SEAT] = -1
+        return finished_result(self.rules, s[PLACES].tolist(), self.settled[b])
+
+    # ------------------------------------------------------------------ what a row shows
+    def masks(self, rows: np.ndarray, dest: np.ndarray, out: np.ndarray) -> None:
+        """The legal mask of `rows[i]`'s acting seat (a live row) into `out[dest[i]]`."""
+        r = self.rules
+        _masks(rows, dest, self.facts, self.seats, self.cards, out, *self._mask_tables, *self._plays,
+               self.table.kinds.num_ranks, *self._kinds, r.jokers_only_plays, r.hold_sixes, r.six_no_jokers,
+               r.catch_wind == "apply")
+
+    def observe(self, rows: np.ndarray, dest: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """`Encoder.encode` of `seats[i]` at `rows[i]` into `out[dest[i]]`."""
+        _observe(rows, dest, seats, self.facts, self.seats, self.cards, self.history, self.template, self.constant,
+                 out, self._offsets, *self._obs_tables)
+
+
+__all__ = ["MAX_ACTIONS", "PlayArrays"]
