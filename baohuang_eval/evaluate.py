@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from baohuang_env.agent import Agent
-from baohuang_env.encoding import Encoder
 from baohuang_env.rules import Rules
 
 from .deals import DealSet, check_seeds
@@ -84,7 +83,9 @@ def evaluate_against(agent: Agent, opponent: str, rules: Rules, seeds: Sequence[
 
     The object plays every seat of side A at once (the four non-focal seats, or every seat
     of a team side), so it must not keep per-seat state between `act` calls (a feed-forward
-    policy is fine); `reset(seed)` is called before each game if it has one.
+    policy is fine). The games are played many at once (`play_games`): an object with
+    `reset(seed)` gives every game a shallow copy of itself, reset before the game
+    (`ObjectSeats`), so its per-game state must live in what `reset` sets anew.
     `result.paired.mean > 0` means the object scored better.
     """
     proto = get_protocol(protocol)
@@ -93,8 +94,7 @@ def evaluate_against(agent: Agent, opponent: str, rules: Rules, seeds: Sequence[
     validate_specs([opponent], rules)
     seeds = check_seeds(seeds, "deal seeds")
     progress = Progress(len(seeds) * proto.games_per_deal, log)
-    records = proto.play_chunk(rules, Encoder(rules), name, opponent, ObjectSeats(agent),
-                               SpecSeats(opponent, rules), seeds,
+    records = proto.play_chunk(rules, name, opponent, ObjectSeats(agent), SpecSeats(opponent, rules), seeds,
                                Path(replay_dir) if replay_dir is not None else None)
     progress.add(len(records))
     progress.close()

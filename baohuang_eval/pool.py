@@ -21,7 +21,6 @@ from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, w
 from pathlib import Path
 from typing import Any, TextIO
 
-from baohuang_env.encoding import Encoder
 from baohuang_env.rules import Rules
 
 from .play import SpecSeats, file_slug
@@ -72,7 +71,7 @@ def chunk_size(num_deals: int, workers: int) -> int:
 
 
 #: Per worker process: the agents built for the current evaluation (keyed by a run token).
-_WORKER: dict[str, Any] = {"token": None, "rules": None, "encoder": None, "seats": {}}
+_WORKER: dict[str, Any] = {"token": None, "rules": None, "seats": {}}
 
 
 def _run_job(job: tuple) -> list:
@@ -80,12 +79,11 @@ def _run_job(job: tuple) -> list:
     token, rules_dict, protocol, a, b, seeds, replay_dir = job
     if _WORKER["token"] != token:
         rules = Rules.from_dict(rules_dict)
-        _WORKER.update(token=token, rules=rules, encoder=Encoder(rules), seats={})
+        _WORKER.update(token=token, rules=rules, seats={})
     rules, cache = _WORKER["rules"], _WORKER["seats"]
     seats_a = cache.setdefault(a, SpecSeats(a, rules))
     seats_b = cache.setdefault(b, SpecSeats(b, rules)) if b != a else SpecSeats(b, rules)
-    return protocol.play_chunk(rules, _WORKER["encoder"], a, b, seats_a, seats_b, seeds,
-                               Path(replay_dir) if replay_dir else None)
+    return protocol.play_chunk(rules, a, b, seats_a, seats_b, seeds, Path(replay_dir) if replay_dir else None)
 
 
 def play_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: tuple[int, ...], protocol: Protocol,
@@ -123,7 +121,7 @@ def play_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: tuple[int,
             seconds = [progress.seconds / len(pairs)] * len(pairs)
     finally:
         progress.close()
-        _WORKER.update(token=None, rules=None, encoder=None, seats={})
+        _WORKER.update(token=None, rules=None, seats={})
     results = [protocol.pair_result(a, b, [r for c in chunks[i] for r in c], seconds[i])
                for i, (a, b) in enumerate(pairs)]
     return results, progress.seconds

@@ -15,7 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from baohuang_env.encoding import Encoder
 from baohuang_env.rules import Rules
 
 from .play import Seats
@@ -91,10 +90,11 @@ class Protocol(ABC):
     progress_label: str
 
     @abstractmethod
-    def play_chunk(self, rules: Rules, encoder: Encoder, a: str, b: str, seats_a: Seats, seats_b: Seats,
-                   seeds: Sequence[int], replay_dir: Path | None) -> list:
+    def play_chunk(self, rules: Rules, a: str, b: str, seats_a: Seats, seats_b: Seats, seeds: Sequence[int],
+                   replay_dir: Path | None) -> list:
         """Play the pair's games on `seeds` (A's agents from `seats_a`, B's from `seats_b`)
-        and return one record per game, in schedule order; save replays into `replay_dir`."""
+        and return one record per game, in schedule order; save replays into `replay_dir`.
+        The games are played at once, through `baohuang_eval.play.play_games`."""
 
     @abstractmethod
     def pair_result(self, a: str, b: str, records: list, seconds: float = 0.0) -> PairGames:

@@ -24,20 +24,18 @@ The agent at seat q in the game (deal, focal seat s, composition c) gets the see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from baohuang_env.cards import NUM_SEATS
-from baohuang_env.encoding import Encoder
-from baohuang_env.game import Game
-from baohuang_env.replay import save_replay
+from baohuang_env.replay import write_json_atomic
 from baohuang_env.roles import ROLES, SIDES, side_of
 from baohuang_env.rules import Rules
 
-from .play import Seats, agent_seed, file_slug, play_out
+from .play import Seats, Table, agent_seed, file_slug, game_agents, play_games
 from .protocol import COMPOSITIONS, PairGames, Protocol
 from .stats import CONFIDENCE, PairedStats, Stats, paired_stats
 
@@ -133,23 +131,20 @@ class SeatProtocol(Protocol):
     tables_key = "focal"
     progress_label = "eval"
 
-    def play_chunk(self, rules: Rules, encoder: Encoder, a: str, b: str, seats_a: Seats, seats_b: Seats,
-                   seeds: Sequence[int], replay_dir: Path | None) -> list[GameRecord]:
+    def play_chunk(self, rules: Rules, a: str, b: str, seats_a: Seats, seats_b: Seats, seeds: Sequence[int],
+                   replay_dir: Path | None) -> list[GameRecord]:
+        """The chunk's games, all at once (`play_games`), one record each in schedule order."""
+        schedule = pair_schedule(seeds)
+        played = play_games(rules, _tables(a, b, seats_a, seats_b, schedule), records=replay_dir is not None)
         records = []
-        for deal, focal, comp in pair_schedule(seeds):
-            focal_seats, other_seats = (seats_a, seats_b) if comp == "A" else (seats_b, seats_a)
+        for (deal, focal, comp), game in zip(schedule, played, strict=True):
             focal_name, other_name = (a, b) if comp == "A" else (b, a)
-            agents = [(focal_seats if q == focal else other_seats).get(q, agent_seed(deal, focal, comp, q))
-                      for q in range(NUM_SEATS)]
-            game = Game(rules, seed=deal)
-            names = [focal_name if q == focal else other_name for q in range(NUM_SEATS)]
-            play_out(game, agents, encoder, names, f"deal {deal}, focal seat {focal}, composition {comp}")
             res = game.result
             role = res.roles[focal]
             records.append(GameRecord(focal_name, other_name, deal, focal, comp, role, side_of(role),
                                       res.places[focal], int(res.scores[focal])))
             if replay_dir is not None:
-                save_replay(game, replay_dir / f"d{deal}-s{focal}-{file_slug(focal_name)}-focal.json")
+                write_json_atomic(replay_dir / f"d{deal}-s{focal}-{file_slug(focal_name)}-focal.json", game.record)
         return records
 
     def pair_result(self, a: str, b: str, records: list, seconds: float = 0.0) -> PairResult:
@@ -179,6 +174,19 @@ class SeatProtocol(Protocol):
             "agent_seeds": "agent_seed(deal, focal seat, composition, seat) via numpy SeedSequence",
             "pairs": pairing,
         }
+
+
+def _tables(a: str, b: str, seats_a: Seats, seats_b: Seats, schedule: Sequence[tuple[int, int, str]]
+            ) -> Iterator[Table]:
+    """The game of each (deal, focal seat, composition) of `schedule`: the focal agent at the
+    focal seat, the other at the four others, each seeded by `agent_seed`."""
+    for deal, focal, comp in schedule:
+        focal_seats, other_seats = (seats_a, seats_b) if comp == "A" else (seats_b, seats_a)
+        focal_name, other_name = (a, b) if comp == "A" else (b, a)
+        sides = [focal_seats if q == focal else other_seats for q in range(NUM_SEATS)]
+        agents = game_agents(sides, [agent_seed(deal, focal, comp, q) for q in range(NUM_SEATS)])
+        names = [focal_name if q == focal else other_name for q in range(NUM_SEATS)]
+        yield Table(deal, agents, names, f"deal {deal}, focal seat {focal}, composition {comp}")
 
 
 #: The seat protocol.

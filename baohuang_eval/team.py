@@ -29,7 +29,8 @@ match per deal. The agent at seat q of the game (deal, composition c) gets the s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import typing
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -37,13 +38,12 @@ from typing import Any
 
 from baohuang_env.autoplay import AutoPlayAgent
 from baohuang_env.cards import NUM_SEATS
-from baohuang_env.encoding import Encoder
 from baohuang_env.game import ROLE, Game
-from baohuang_env.replay import save_replay
+from baohuang_env.replay import write_json_atomic
 from baohuang_env.roles import SIDES
 from baohuang_env.rules import Rules
 
-from .play import Seats, agent_seed, file_slug, play_out
+from .play import Seats, Table, agent_seed, file_slug, game_agents, play_games
 from .protocol import COMPOSITIONS, PairGames, Protocol
 from .stats import CONFIDENCE, DuplicateStats, PairedStats, Stats, paired_stats
 
@@ -157,21 +157,27 @@ class TeamPairResult(PairGames):
         return out
 
 
-def default_roles(rules: Rules, deal: int, encoder: Encoder | None = None) -> Game:
-    """The deal `deal` after a role phase answered by the auto-play bot: accept the throne (in
-    the calling presets, call the lowest triple), declare nothing. So in jj the first holder
-    of the emperor card is emperor, the guard-card holder is guard (a hidden solo when that is
-    the emperor), and the game stands at the emperor's first lead. In a calling preset the
-    deal may end void (nobody could be forced to call). `encoder`: one for `rules` to reuse
-    (building one costs up to 50 ms in the calling presets)."""
-    game = Game(rules, seed=deal)
-    auto = AutoPlayAgent(rules)
-    if auto.uses_observation and encoder is None:
-        encoder = Encoder(rules)
-    while game.phase == ROLE:
-        obs = encoder.encode(game, game.current_player) if encoder is not None else None
-        game.step(auto.act(obs, game.legal_mask()))
-    return game
+def default_roles_many(rules: Rules, deals: Sequence[int]) -> list[Game]:
+    """Each deal of `deals` after a role phase answered by the auto-play bot: accept the throne
+    (in the calling presets, call the lowest triple), declare nothing. So in jj the first
+    holder of the emperor card is emperor, the guard-card holder is guard (a hidden solo when
+    that is the emperor), and each game stands at the emperor's first lead. In a calling
+    preset a deal may end void (nobody could be forced to call): its game is over. The role
+    phases are played at once (`play_games`); a game's `actions` are its role-phase answers,
+    what a game played from there replays as its opening."""
+    auto = AutoPlayAgent(rules)  # it keeps no state: one for every seat of every deal
+    tables = (Table(deal, [auto] * NUM_SEATS, ["autoplay"] * NUM_SEATS, f"deal {deal}, role phase by the auto-play "
+                    "bot", until=_role_phase_over) for deal in deals)
+    return [typing.cast(Game, played.game) for played in play_games(rules, tables)]
+
+
+def _role_phase_over(game: Game) -> bool:
+    return game.phase != ROLE
+
+
+def default_roles(rules: Rules, deal: int) -> Game:
+    """The deal `deal` after the auto-play bot's role phase (`default_roles_many` of one deal)."""
+    return default_roles_many(rules, [deal])[0]
 
 
 class TeamProtocol(Protocol):
@@ -184,32 +190,23 @@ class TeamProtocol(Protocol):
     tables_key = "sides"
     progress_label = "eval (team)"
 
-    def play_chunk(self, rules: Rules, encoder: Encoder, a: str, b: str, seats_a: Seats, seats_b: Seats,
-                   seeds: Sequence[int], replay_dir: Path | None) -> list[TeamRecord]:
-        """Per deal, the role phase with the auto-play answers, then the play phase twice
-        from there, A on the emperor's side and then B."""
+    def play_chunk(self, rules: Rules, a: str, b: str, seats_a: Seats, seats_b: Seats, seeds: Sequence[int],
+                   replay_dir: Path | None) -> list[TeamRecord]:
+        """Per deal, the role phase with the auto-play answers (all deals at once), then the
+        play phase twice from there, A on the emperor's side and then B (all games at once)."""
+        starts = [start for start in default_roles_many(rules, seeds) if not start.is_over]  # void: no play
+        schedule = [(start, comp) for start in starts for comp in COMPOSITIONS]
+        played = play_games(rules, _tables(a, b, seats_a, seats_b, schedule), records=replay_dir is not None)
         records = []
-        for deal in seeds:
-            start = default_roles(rules, deal, encoder)
-            if start.is_over:  # a void deal (calling presets): no play to compare
-                continue
-            emperor, guard = start.emperor, start.guard
-            side = (emperor, guard)
-            for comp in COMPOSITIONS:
-                emp_seats, reb_seats = (seats_a, seats_b) if comp == "A" else (seats_b, seats_a)
-                emp_name, reb_name = (a, b) if comp == "A" else (b, a)
-                tag = f"team-{comp}"
-                agents = [(emp_seats if q in side else reb_seats).get(q, agent_seed(deal, emperor, tag, q))
-                          for q in range(NUM_SEATS)]
-                names = [emp_name if q in side else reb_name for q in range(NUM_SEATS)]
-                game = start.copy()
-                play_out(game, agents, encoder, names,
-                         f"deal {deal}, team game with {emp_name!r} on the emperor's side")
-                res = game.result
-                records.append(TeamRecord(emp_name, reb_name, deal, comp, emperor, guard, res.places[emperor],
-                                          res.places[guard], int(res.scores[emperor])))
-                if replay_dir is not None:
-                    save_replay(game, replay_dir / f"d{deal}-team{comp}-{file_slug(emp_name)}-emperor-side.json")
+        for (start, comp), game in zip(schedule, played, strict=True):
+            emp_name, reb_name = (a, b) if comp == "A" else (b, a)
+            deal, emperor, guard = start.seed, start.emperor, start.guard
+            res = game.result
+            records.append(TeamRecord(emp_name, reb_name, deal, comp, emperor, guard, res.places[emperor],
+                                      res.places[guard], int(res.scores[emperor])))
+            if replay_dir is not None:
+                write_json_atomic(replay_dir / f"d{deal}-team{comp}-{file_slug(emp_name)}-emperor-side.json",
+                                  game.record)
         return records
 
     def pair_result(self, a: str, b: str, records: list, seconds: float = 0.0) -> TeamPairResult:
@@ -255,8 +252,24 @@ class TeamProtocol(Protocol):
         }
 
 
+def _tables(a: str, b: str, seats_a: Seats, seats_b: Seats, schedule: Sequence[tuple[Game, str]]
+            ) -> Iterator[Table]:
+    """The game of each (start, composition) of `schedule`: the start's role phase replayed,
+    then the composition's emperor-side agent at the emperor's and guard's seats and the
+    other at the rebel seats, each seeded by `agent_seed` with the emperor's seat."""
+    for start, comp in schedule:
+        deal, emperor, side = start.seed, start.emperor, (start.emperor, start.guard)
+        emp_seats, reb_seats = (seats_a, seats_b) if comp == "A" else (seats_b, seats_a)
+        emp_name, reb_name = (a, b) if comp == "A" else (b, a)
+        sides = [emp_seats if q in side else reb_seats for q in range(NUM_SEATS)]
+        agents = game_agents(sides, [agent_seed(deal, emperor, f"team-{comp}", q) for q in range(NUM_SEATS)])
+        names = [emp_name if q in side else reb_name for q in range(NUM_SEATS)]
+        yield Table(deal, agents, names, f"deal {deal}, team game with {emp_name!r} on the emperor's side",
+                    opening=start.actions)
+
+
 #: The team protocol.
 TEAM = TeamProtocol()
 
 __all__ = ["TEAM", "TEAM_ROWS", "TeamPairResult", "TeamProtocol", "TeamRecord", "default_roles",
-           "team_paired_difference", "team_table"]
+           "default_roles_many", "team_paired_difference", "team_table"]

@@ -3,17 +3,19 @@ seat saw (its observation, its candidates for the guard), what it believed (the 
 `guard_belief`, its hidden activations `state_features`, where it has them) and the hidden
 truth (the guard's relative seat), plus the team-play events of `teamplay`.
 
-Games are played by `baohuang_eval.play.play_out`, the evaluation's play loop, with every
-seat's agent wrapped in a recorder that reads the live game before each step. Seat agents
-and their seeds come from `baohuang_eval` (`SpecSeats`, `agent_seed`); with `roles="auto"`
-the role phase is answered by the auto-play bot (`baohuang_eval.team.default_roles`, as in
-the team protocol), with `roles="agents"` the agent plays it too (declarations happen).
-Deal chunks run over worker processes (spawn), results in submission order.
+Games are played by `baohuang_eval.play.play_games`, the evaluation's driver (a chunk's
+games at once on the batched engine), with every seat's agent wrapped in a recorder; the
+table's watch hands it the live game before each move. Seat agents and their seeds come from
+`baohuang_eval` (`SpecSeats`, `agent_seed`); with `roles="auto"` the role phase is answered
+by the auto-play bot (`baohuang_eval.team.default_roles_many`, as in the team protocol) and
+replayed as each game's opening, with `roles="agents"` the agent plays it too (declarations
+happen). Deal chunks run over worker processes (spawn), results in submission order.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -24,13 +26,12 @@ from agents.guard_belief import guard_candidates, guard_label
 from agents.view import SeatView
 from baohuang_env.actions import FIRST_PLAY, PASS
 from baohuang_env.cards import NUM_SEATS
-from baohuang_env.encoding import Encoder
-from baohuang_env.game import PLAY, Game
+from baohuang_env.game import PLAY, Game, GameResult
 from baohuang_env.knowledge import EMPEROR, REBEL, own_role
 from baohuang_env.rules import Rules
-from baohuang_eval.play import SpecSeats, agent_seed, play_out
+from baohuang_eval.play import SpecSeats, Table, agent_seed, game_agents, play_games
 from baohuang_eval.pool import Progress, chunk_size, start_method
-from baohuang_eval.team import default_roles
+from baohuang_eval.team import default_roles_many
 
 #: How the role phase is answered: by the auto-play bot (roles fixed by the cards), or by
 #: the agent itself.
@@ -88,41 +89,42 @@ def _rows(rows: list[dict[str, Any]]) -> Decisions:
 
 
 class _Recorder:
-    """Wraps a seat's agent: records each decision from the live game, then acts."""
+    """Wraps a seat's agent: acts, and leaves what it saw with its game's recorder, which
+    records the decision once the table's watch shows it the live game."""
 
     uses_observation = True
 
-    def __init__(self, agent: Any, seat: int, owner: _GameRecorder) -> None:
-        self.agent, self.seat, self.owner = agent, seat, owner
+    def __init__(self, agent: Any, owner: _GameRecorder) -> None:
+        self.agent, self.owner = agent, owner
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
         action = int(self.agent.act(observation, mask))
-        self.owner.record(self.seat, self.agent, observation, mask, action)
+        self.owner.seen = (self.agent, observation, mask)
         return action
 
 
 class _GameRecorder:
-    """The decisions and events of one game."""
+    """The decisions and events of one game, from `start` (where its agents take over)."""
 
-    def __init__(self, game: Game, deal: int, rows: list[dict[str, Any]]) -> None:
-        self.game, self.deal, self.rows = game, deal, rows
-        self.total = float(sum(game.cards_left)) or 1.0
+    def __init__(self, start: Game) -> None:
+        self.deal = start.seed
+        self.rows: list[dict[str, Any]] = []
+        self.total = float(sum(start.cards_left)) or 1.0
         self.guard_plays = 0
-        self.log = GameLog(deal, -1, -1, 0, False, None, None)
+        self.log = GameLog(self.deal, -1, -1, 0, False, None, None)
+        self.seen: tuple[Any, np.ndarray, np.ndarray] | None = None  # the last decision's agent, obs, mask
 
-    def role(self, seat: int) -> str | None:
-        return own_role(self.game, seat)
-
-    def record(self, seat: int, agent: Any, obs: np.ndarray, mask: np.ndarray, action: int) -> None:
-        game = self.game
+    def watch(self, game: Game, seat: int, action: int) -> None:
+        """The table's watch: record the decision just made at `seat` in `game` (not yet stepped)."""
+        agent, obs, mask = self.seen
         if game.phase != PLAY:
             return
         if self.log.reveal_progress is None and game.public_guard >= 0:
             self.log.reveal_progress = float(sum(game.total_played)) / self.total
             self.log.guard_plays_at_reveal = self.guard_plays
-        role = self.role(seat)
+        role = own_role(game, seat)
         if game.top >= 0 and mask[FIRST_PLAY:].any():
-            self.log.follows.append((role, self.role(game.top_player), action != PASS))
+            self.log.follows.append((role, own_role(game, game.top_player), action != PASS))
         if seat == game.guard and action >= FIRST_PLAY:
             self.guard_plays += 1
         if role not in (EMPEROR, REBEL) or game.guard == game.emperor:
@@ -138,9 +140,8 @@ class _GameRecorder:
             "features": agent.state_features(obs) if hasattr(agent, "state_features") else None,
         })
 
-    def finish(self) -> GameLog:
-        game, log = self.game, self.log
-        res = game.result
+    def finish(self, res: GameResult) -> GameLog:
+        log = self.log
         log.emperor, log.guard = res.emperor, res.guard
         log.emperor_score = int(res.scores[res.emperor]) if res.emperor >= 0 else 0
         log.open_guard = bool(res.open_guard)
@@ -152,29 +153,33 @@ def _has_belief(agent: Any) -> bool:
     return getattr(agent, "has_guard_head", True)
 
 
-def _start(rules: Rules, deal: int, roles: str, encoder: Encoder) -> Game:
-    return default_roles(rules, deal, encoder) if roles == "auto" else Game(rules, seed=deal)
+def _starts(rules: Rules, seeds: list[int], roles: str) -> list[Game]:
+    """Where each deal's agents take over: after the auto-play role phase, or at the deal."""
+    return default_roles_many(rules, seeds) if roles == "auto" else [Game(rules, seed=deal) for deal in seeds]
 
 
 def collect_chunk(spec: str, rules_dict: dict[str, Any], seeds: list[int], roles: str,
                   seats: SpecSeats | None = None) -> tuple[list[dict[str, Any]], list[GameLog]]:
-    """Self-play games of `spec` on `seeds`: (decision rows, game logs). Void deals are left out."""
+    """Self-play games of `spec` on `seeds`, all at once: (decision rows, game logs). Void deals
+    are left out."""
     rules = Rules.from_dict(rules_dict)
     seats = seats or SpecSeats(spec, rules)
-    encoder = Encoder(rules)
+    starts = [start for start in _starts(rules, seeds, roles) if not start.is_over]
+    recorders = [_GameRecorder(start) for start in starts]
+
+    def tables() -> Iterator[Table]:
+        for start, rec in zip(starts, recorders, strict=True):
+            deal, focal = start.seed, max(start.emperor, 0)
+            agents = game_agents([seats] * NUM_SEATS, [agent_seed(deal, focal, "team-A", q) for q in range(NUM_SEATS)])
+            yield Table(deal, [_Recorder(agent, rec) for agent in agents], [spec] * NUM_SEATS,
+                        f"deal {deal}, study self-play of {spec!r}", opening=start.actions, watch=rec.watch)
+
     rows: list[dict[str, Any]] = []
     logs = []
-    for deal in seeds:
-        game = _start(rules, deal, roles, encoder)
-        if game.is_over:
-            continue
-        rec = _GameRecorder(game, deal, rows)
-        focal = max(game.emperor, 0)
-        agents = [_Recorder(seats.get(q, agent_seed(deal, focal, "team-A", q)), q, rec) for q in range(NUM_SEATS)]
-        play_out(game, agents, encoder, [spec] * NUM_SEATS, f"deal {deal}, study self-play of {spec!r}")
-        if game.result.emperor < 0:  # void
-            continue
-        logs.append(rec.finish())
+    for rec, played in zip(recorders, play_games(rules, tables()), strict=True):
+        rows += rec.rows
+        if played.result.emperor >= 0:  # not void
+            logs.append(rec.finish(played.result))
     return rows, logs
 
 

@@ -2,7 +2,7 @@
 not trained with?
 
 Protocol (docs/hidden_team.md): on every deal the role phase is answered by the auto-play
-bot (`baohuang_eval.team.default_roles`, as in the team protocol; void and solo deals are
+bot (`baohuang_eval.team.default_roles_many`, as in the team protocol; void and solo deals are
 left out: a solo has no partner). Then, for every ordered pair (i, j) of the agents, the
 play phase is played from that same position with agent i at the emperor's seat, agent j at
 the guard's seat and the rebels from a fixed reference agent ("reference" rebels) or, on a
@@ -20,19 +20,18 @@ Hanabi's zero-shot coordination reports XP / SP of scores).
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TextIO
 
 import numpy as np
 
 from baohuang_env.cards import NUM_SEATS
-from baohuang_env.encoding import Encoder
 from baohuang_env.rules import Rules
-from baohuang_eval.play import SpecSeats, agent_seed, play_out, validate_specs
+from baohuang_eval.play import SpecSeats, Table, agent_seed, game_agents, play_games, validate_specs
 from baohuang_eval.pool import Progress, chunk_size, start_method
 from baohuang_eval.stats import Stats, paired_stats
-from baohuang_eval.team import default_roles
+from baohuang_eval.team import default_roles_many
 
 from .report import figure, fmt, png_bytes
 
@@ -51,34 +50,33 @@ def _rebels(specs: Sequence[str], reference: str, mode: str, deal: int) -> list[
 
 def crossplay_chunk(specs: Sequence[str], reference: str, rules_dict: dict[str, Any], seeds: Sequence[int],
                     modes: Sequence[str], cache: dict[str, SpecSeats] | None = None) -> list[tuple]:
-    """Every cell's game on each deal: (deal, mode, i, j, emperor's score) rows."""
+    """Every cell's game on each deal, all at once (`play_games`, each game replaying its deal's
+    auto-play role phase): (deal, mode, i, j, emperor's score) rows."""
     rules = Rules.from_dict(rules_dict)
-    encoder = Encoder(rules)
     cache = {} if cache is None else cache
 
     def seats(spec: str) -> SpecSeats:
         return cache.setdefault(spec, SpecSeats(spec, rules))
 
-    out = []
-    for deal in seeds:
-        start = default_roles(rules, deal, encoder)
-        if start.is_over or start.guard == start.emperor:
-            continue
-        emperor, guard = start.emperor, start.guard
-        rebel_seats = [q for q in range(NUM_SEATS) if q not in (emperor, guard)]
-        for mode in modes:
-            rebels = _rebels(specs, reference, mode, deal)
-            for i, a in enumerate(specs):
-                for j, b in enumerate(specs):
-                    names = [""] * NUM_SEATS
-                    names[emperor], names[guard] = a, b
-                    for q, spec in zip(rebel_seats, rebels, strict=True):
-                        names[q] = spec
-                    agents = [seats(names[q]).get(q, agent_seed(deal, emperor, "team-A", q)) for q in range(NUM_SEATS)]
-                    game = start.copy()
-                    play_out(game, agents, encoder, names, f"deal {deal}, cross-play emperor {a!r} guard {b!r}")
-                    out.append((deal, mode, i, j, int(game.result.scores[emperor])))
-    return out
+    starts = [s for s in default_roles_many(rules, seeds) if not s.is_over and s.guard != s.emperor]
+    cells = [(start, mode, i, j) for start in starts for mode in modes
+             for i in range(len(specs)) for j in range(len(specs))]
+
+    def tables() -> Iterator[Table]:
+        for start, mode, i, j in cells:
+            deal, emperor, guard = start.seed, start.emperor, start.guard
+            names = [""] * NUM_SEATS
+            names[emperor], names[guard] = specs[i], specs[j]
+            rebel_seats = [q for q in range(NUM_SEATS) if q not in (emperor, guard)]
+            for q, spec in zip(rebel_seats, _rebels(specs, reference, mode, deal), strict=True):
+                names[q] = spec
+            agents = game_agents([seats(name) for name in names],
+                                 [agent_seed(deal, emperor, "team-A", q) for q in range(NUM_SEATS)])
+            yield Table(deal, agents, names, f"deal {deal}, cross-play emperor {specs[i]!r} guard {specs[j]!r}",
+                        opening=start.actions)
+
+    return [(start.seed, mode, i, j, int(played.result.scores[start.emperor]))
+            for (start, mode, i, j), played in zip(cells, play_games(rules, tables()), strict=True)]
 
 
 def _play(specs, reference, rules, seeds, modes, workers, log) -> list[tuple]:

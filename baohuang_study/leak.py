@@ -12,8 +12,9 @@ role facts that follow (`guard`, `solo`, `guard_card_seat`) are set accordingly 
 role phase, the seat's prompt is asked again (`role_phase.STEPS`), so the options a secret
 role would add must not show. Who is hidden from whom comes from `baohuang_env.knowledge`.
 
-The games are played by the heuristic, random and auto-play bots in turn (`AUDIT_AGENTS`);
-a quarter of all decisions are audited, 4 resamples each.
+The games are played by the heuristic, random and auto-play bots in turn (`AUDIT_AGENTS`),
+a few at once through the evaluation's driver (`baohuang_eval.play.play_games`), each
+audited with its own RNG; a quarter of all decisions are audited, 4 resamples each.
 
 (b) Probe at the first decision. A logistic probe on the raw observation at each seat's
 first play decision (emperor and rebels, guard hidden; roles by the auto-play answers)
@@ -24,8 +25,9 @@ not independent: `metrics.chance_test`).
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TextIO
 
@@ -42,8 +44,8 @@ from baohuang_env.knowledge import known_guard
 from baohuang_env.role_phase import STEPS
 from baohuang_env.rules import PRESETS, Rules, get_rules
 from baohuang_env.seeds import EVAL_SEED_START
+from baohuang_eval.play import Table, play_games
 from baohuang_eval.pool import Progress, start_method
-from baohuang_eval.team import default_roles
 
 from .metrics import belief_scores, chance_test
 from .probe import probe_beliefs, split_by_deal
@@ -143,65 +145,90 @@ def audit_state(game: Game, viewer: int, observe: Observe, rng: np.random.Genera
 AUDIT_AGENTS = ("heuristic", "random", "autoplay")
 
 
+#: Audited games played at once, at most; `audit_preset` plays one per 2,000 resamples asked
+#: for (a game gives a few hundred), so that all but the last few games run to their end.
+AUDIT_ROWS = 16
+
+
 def audit_preset(rules: Rules, resamples: int, observe: Observe | None = None,
                  agents: Sequence[str] = AUDIT_AGENTS, seed: int = 0, per_decision: int = 4,
                  log: TextIO | None = None) -> dict[str, Any]:
     """At least `resamples` resamples (`per_decision` at each sampled decision) over games of
     `agents` in turn under `rules`: {resamples, decisions, games, failures, examples,
-    decisions_with_hidden_guard}. (The progress line counts resamples as "games".)"""
+    decisions_with_hidden_guard}. (The progress line counts resamples as "games".)
+
+    The games (deals `seed`, `seed` + 1, ...) are played a few at a time (`play_games`, up to
+    `AUDIT_ROWS`), one bot at all five seats of each; a game's sampled decisions and resamples
+    come from its own RNG (seeded by `seed` and the deal), so they do not depend on the games
+    beside it. Once `resamples` are reached the games in progress stop."""
     observe = observe or Encoder(rules).encode
-    enc = Encoder(rules)
-    rng = np.random.default_rng(seed)
-    failures, examples = 0, []
-    done = decisions = games = moved = 0
+    tally = {"resamples": 0, "decisions": 0, "games": 0, "failures": 0, "examples": [],
+             "decisions_with_hidden_guard": 0}
     progress = Progress(resamples, log, f"leak {rules.preset} resamples")
-    deal = seed
-    while done < resamples:
-        game = Game(rules, seed=deal)
-        bot = make_agent(agents[games % len(agents)], rules, deal)
-        games += 1
-        before = done
-        while not game.is_over and done < resamples:
-            seat = game.current_player
-            if rng.random() < 0.25:  # a quarter of the decisions, spread over the game
-                found = audit_state(game, seat, observe, rng, per_decision)
-                moved += len(guard_options(game, seat)) > 1
-                failures += len(found)
-                if found and len(examples) < 5:
-                    examples.append(f"deal {deal}, step {len(game.actions)}, seat {seat}: {found[0]}")
-                done += per_decision
-                decisions += 1
-            game.step(int(bot.act(enc.encode(game, seat), game.legal_mask())))
-        progress.add(done - before)
-        deal += 1
+
+    def enough(_game: Game | None = None) -> bool:
+        """The resamples are reached (also every table's `until`)."""
+        return tally["resamples"] >= resamples
+
+    def watcher(deal: int) -> Callable[[Game, int, int], None]:
+        rng = np.random.default_rng([seed, deal])
+
+        def watch(game: Game, seat: int, _action: int) -> None:
+            if enough() or rng.random() >= 0.25:  # a quarter of the decisions, spread over the game
+                return
+            found = audit_state(game, seat, observe, rng, per_decision)
+            tally["decisions_with_hidden_guard"] += len(guard_options(game, seat)) > 1
+            tally["failures"] += len(found)
+            if found and len(tally["examples"]) < 5:
+                tally["examples"].append(f"deal {deal}, step {len(game.actions)}, seat {seat}: {found[0]}")
+            tally["resamples"] += per_decision
+            tally["decisions"] += 1
+            progress.add(per_decision)
+        return watch
+
+    def tables() -> Iterator[Table]:
+        for deal in itertools.count(seed):
+            if enough():
+                return
+            spec = agents[tally["games"] % len(agents)]
+            tally["games"] += 1
+            bot = make_agent(spec, rules, deal)
+            yield Table(deal, [bot] * NUM_SEATS, [spec] * NUM_SEATS, f"deal {deal}, leak audit",
+                        watch=watcher(deal), until=enough)
+
+    play_games(rules, tables(), rows=min(AUDIT_ROWS, max(1, resamples // 2000)))
     progress.close()
-    return {"resamples": done, "decisions": decisions, "games": games, "failures": failures,
-            "examples": examples, "decisions_with_hidden_guard": moved}
+    return tally
 
 
 def first_decisions(rules: Rules, seeds: Sequence[int], observe: Observe | None = None) -> dict[str, np.ndarray]:
     """Each non-guard seat's first play decision per deal (roles by the auto-play answers, solo
-    and void deals left out): observation, candidates, label, deal."""
+    and void deals left out): observation, candidates, label, deal. The auto-play bot plays
+    every seat of every deal, the deals at once (`play_games`); a deal's game stops once its
+    decisions are taken."""
     enc = Encoder(rules)
     observe = observe or enc.encode
-    auto = AutoPlayAgent(rules)
-    rows: dict[str, list] = {"obs": [], "candidates": [], "label": [], "deal": []}
-    for deal in seeds:
-        game = default_roles(rules, deal, enc)
-        if game.is_over or game.guard == game.emperor:
-            continue
+    auto = AutoPlayAgent(rules)  # it keeps no state: one for every seat of every deal
+    per_deal: list[list[tuple]] = [[] for _ in seeds]
+
+    def table(k: int, deal: int) -> Table:
         seen: set[int] = set()
-        while not game.is_over and game.phase == PLAY and len(seen) < NUM_SEATS - 1:
-            seat = game.current_player
-            if seat != game.guard and seat not in seen and game.public_guard < 0:
+
+        def watch(game: Game, seat: int, _action: int) -> None:
+            if game.phase == PLAY and seat != game.guard and seat not in seen and game.public_guard < 0:
                 seen.add(seat)
-                obs = observe(game, seat)
-                rows["obs"].append(obs)
-                rows["candidates"].append(guard_candidates(SeatView(enc.encode(game, seat), rules)))
-                rows["label"].append(guard_label(game, seat))
-                rows["deal"].append(deal)
-            game.step(int(auto.act(enc.encode(game, seat), game.legal_mask())))
-    return {k: np.array(v) for k, v in rows.items()}
+                per_deal[k].append((observe(game, seat), guard_candidates(SeatView(enc.encode(game, seat), rules)),
+                                    guard_label(game, seat), deal))
+
+        def until(game: Game) -> bool:
+            return game.phase == PLAY and (game.guard == game.emperor or len(seen) == NUM_SEATS - 1)
+
+        return Table(deal, [auto] * NUM_SEATS, ["autoplay"] * NUM_SEATS, f"deal {deal}, first decisions",
+                     watch=watch, until=until)
+
+    play_games(rules, (table(k, deal) for k, deal in enumerate(seeds)))
+    rows = [row for deal_rows in per_deal for row in deal_rows]
+    return {k: np.array([row[i] for row in rows]) for i, k in enumerate(("obs", "candidates", "label", "deal"))}
 
 
 def first_decision_probe(rules: Rules, seeds: Sequence[int], observe: Observe | None = None) -> dict[str, Any]:

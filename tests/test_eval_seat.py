@@ -111,7 +111,7 @@ class _SpySeats:
 
 def test_focal_agent_sits_at_the_focal_seat_and_the_other_fills_the_rest():
     log: list = []
-    records = SEAT.play_chunk(RULES, Encoder(RULES), "A", "B", _SpySeats("A", log), _SpySeats("B", log), [3, 4], None)
+    records = SEAT.play_chunk(RULES, "A", "B", _SpySeats("A", log), _SpySeats("B", log), [3, 4], None)
     assert len(records) == 20
     for g, r in enumerate(records):
         game = log[5 * g:5 * g + 5]
@@ -167,5 +167,5 @@ def test_mask_only_agents_skip_the_encoder():
 
     enc = Encoder(RULES)
     mask_only, observing = Seats(_MaskOnly), Seats(Observing)
-    SEAT.play_chunk(RULES, enc, "m", "o", mask_only, observing, [1], None)
+    SEAT.play_chunk(RULES, "m", "o", mask_only, observing, [1], None)
     assert mask_only.agent.sizes == {0} and observing.agent.sizes == {enc.size}

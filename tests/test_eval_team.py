@@ -12,7 +12,6 @@ import pytest
 from agents import AutoPlayAgent, RandomAgent
 from baohuang_cli.cli import main as cli_main
 from baohuang_env.actions import FIRST_PLAY
-from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY, Game
 from baohuang_env.replay import load_replay
 from baohuang_env.role_phase import ACCEPT, NO
@@ -63,7 +62,7 @@ class _TeamSpySeats:
 def test_team_games_two_per_deal_with_swapped_sides(tmp_path):
     log: list = []
     masks: list = []
-    records = TEAM.play_chunk(RULES, Encoder(RULES), "A", "B", _TeamSpySeats("A", log, masks),
+    records = TEAM.play_chunk(RULES, "A", "B", _TeamSpySeats("A", log, masks),
                               _TeamSpySeats("B", log, masks), TEAM_DEALS, tmp_path)
     assert [(r.deal, r.composition) for r in records] == [(d, c) for d in TEAM_DEALS for c in "AB"]
     for k, deal in enumerate(TEAM_DEALS):
