@@ -258,12 +258,13 @@ def _until(seconds: float, sweep) -> float:
             return steps / dt
 
 
-def _batched_rate(rules, size: int, seconds: float, seed: int) -> float:
-    """Game steps/s of `BatchedGames` (same-step autoreset: every row acts at every step), masks
-    and acting-seat observations made at every step, random legal actions chosen over the batch."""
+def _batched_rate(rules, size: int, seconds: float, seed: int, engine: str) -> float:
+    """Game steps/s of `BatchedGames` on `engine` (same-step autoreset: every row acts at every
+    step), masks and acting-seat observations made at every step, random legal actions chosen
+    over the batch."""
     from baohuang_env.batched import BatchedGames, random_legal
 
-    games, rng = BatchedGames(rules, size, autoreset="same_step"), np.random.default_rng(seed)
+    games, rng = BatchedGames(rules, size, autoreset="same_step", engine=engine), np.random.default_rng(seed)
     state = [games.reset(range(seed, seed + size))]
 
     def sweep() -> int:
@@ -333,6 +334,59 @@ def _profile_batch(rules, size: int, seconds: float, seed: int) -> dict[str, Any
             "shares": {k: v / total for k, v in spent.items()}}
 
 
+def _profile_arrays(rules, size: int, seconds: float, seed: int) -> dict[str, Any]:
+    """Where a step of the array engine goes: `BatchedGames(engine="arrays").step` with its
+    parts timed (perf_counter around each batch call): the play-phase moves (kernel, plus the
+    deal-over check of rows whose mover went out), the masks and observations (kernels, plus
+    the role-phase rows' own), rows moving into the arrays (their observation templates), new
+    deals, choosing the random actions, and the rest (the role phase's moves and bookkeeping)."""
+    from baohuang_env.batched import BatchedGames, random_legal
+
+    games, rng = BatchedGames(rules, size, autoreset="same_step", engine="arrays"), np.random.default_rng(seed)
+    rows, clock = games._rows, time.perf_counter
+    spent = dict.fromkeys(("play_moves", "masks", "observations", "rows_to_arrays", "new_deals"), 0.0)
+
+    nested = [0.0]  # time of timed calls inside the running one: counted there, not twice
+
+    def timed(obj, method: str, name: str) -> None:
+        inner = getattr(obj, method)
+
+        def wrapper(*args, **kwargs):
+            outer, nested[0] = nested[0], 0.0
+            t0 = clock()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                dt = clock() - t0
+                spent[name] += dt - nested[0]
+                nested[0] = outer + dt
+        setattr(obj, method, wrapper)
+
+    for obj, method, name in ((rows.arrays, "step", "play_moves"), (rows, "masks", "masks"),
+                              (rows, "observe", "observations"), (rows.arrays, "load", "rows_to_arrays"),
+                              (rows, "start", "new_deals")):
+        timed(obj, method, name)
+    step = games.reset(range(seed, seed + size))
+    for name in spent:
+        spent[name] = 0.0
+    choose = total = 0.0
+    steps = 0
+    while steps == 0 or total < seconds:
+        t0 = clock()
+        actions = random_legal(step.mask, rng)
+        t1 = clock()
+        step = games.step(actions)
+        t2 = clock()
+        choose += t1 - t0
+        total += t2 - t0
+        steps += size
+    spent["choose_actions"] = choose
+    spent["role_phase_and_rest"] = total - sum(spent.values())
+    return {"batch_size": size, "steps_per_s": steps / total,
+            "us_per_game_step": {k: v / steps * 1e6 for k, v in spent.items()},
+            "shares": {k: v / total for k, v in spent.items()}}
+
+
 def _vector_rate(preset: str, mode: str, num_envs: int, seconds: float, seed: int) -> float:
     """Learner steps/s of `gymnasium.make_vec("Baohuang-v0", ...)` with random opponents and
     random legal learner actions; the step that autoresets an env counts no learner step there."""
@@ -358,9 +412,10 @@ def _vector_rate(preset: str, mode: str, num_envs: int, seconds: float, seed: in
 
 def run_batch_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, sizes=BATCH_SIZES,
                     profile_size: int = PROFILE_BATCH, vector_envs: int = VECTOR_ENVS, log=None) -> dict[str, Any]:
-    """`bench --batch`: BatchedGames' steps/s at each batch size beside a plain loop over as
-    many Games (interleaved, size by size), raw_env()'s rate, the time per phase at
-    `profile_size`, and the native vector env beside "sync" (interleaved rounds, best of each)."""
+    """`bench --batch`: BatchedGames' steps/s on both engines ("arrays", "games") at each batch
+    size beside a plain loop over as many Games (interleaved, size by size), raw_env()'s rate,
+    where a step's time goes at `profile_size` on each engine, and the native vector env
+    beside "sync" (interleaved rounds, best of each)."""
     import baohuang_env
 
     def say(msg: str) -> None:
@@ -370,18 +425,21 @@ def run_batch_bench(preset: str = "jj", seconds: float = 3.0, seed: int = 0, siz
     rules = get_rules(preset)
     report: dict[str, Any] = {"preset": preset, "seconds_per_rate": seconds, "python": platform.python_version(),
                               "numpy": np.__version__, "machine": platform.machine()}
-    batched, loop = {}, {}
+    arrays, games, loop = {}, {}, {}
     for size in sizes:
-        say(f"timing BatchedGames and a plain loop at B={size} ...")
-        batched[str(size)] = _batched_rate(rules, size, seconds, seed)
+        say(f"timing BatchedGames (arrays, games) and a plain loop at B={size} ...")
+        arrays[str(size)] = _batched_rate(rules, size, seconds, seed, "arrays")
+        games[str(size)] = _batched_rate(rules, size, seconds, seed, "games")
         loop[str(size)] = _python_loop_rate(rules, size, seconds, seed)
-    report["batched_steps_per_s"] = batched
+    report["batched_steps_per_s"] = {"arrays": arrays, "games": games}
     report["python_loop_steps_per_s"] = loop
-    report["batched_over_python_loop"] = {k: batched[k] / loop[k] for k in batched}
+    report["arrays_over_games"] = {k: arrays[k] / games[k] for k in arrays}
+    report["arrays_over_python_loop"] = {k: arrays[k] / loop[k] for k in arrays}
     say("timing raw_env() ...")
     report["raw_env_steps_per_s"], _ = _run_aec(lambda: baohuang_env.raw_env(preset=preset), seconds, seed)
-    say(f"timing the phases of a batched step at B={profile_size} ...")
-    report["profile"] = _profile_batch(rules, profile_size, seconds, seed)
+    say(f"timing the parts of a batched step at B={profile_size}, each engine ...")
+    report["profile"] = {"arrays": _profile_arrays(rules, profile_size, seconds, seed),
+                         "games": _profile_batch(rules, profile_size, seconds, seed)}
     native = sync = 0.0
     for rnd in range(VECTOR_ROUNDS):
         say(f"timing Baohuang-v0 vector envs, native and sync, N={vector_envs}, round {rnd + 1}/{VECTOR_ROUNDS} ...")

@@ -351,6 +351,27 @@ def _seat_onehot(o, a, seat, me):
         o[a + (seat - me) % NUM_SEATS] = 1.0
 
 
+@numba.njit(cache=True)
+def pick_legal(masks, u):
+    """Row b's k-th legal action id (ascending) for k = floor(u[b] * its legal count): a
+    uniformly random legal action per row for uniform `u` in [0, 1) (`batched.random_legal`)."""
+    B, N = masks.shape
+    picks = np.empty(B, dtype=np.int64)
+    for b in range(B):
+        row = masks[b]
+        count = 0
+        for a in range(N):
+            count += row[a]  # 0 or 1
+        k = int(u[b] * count)
+        for a in range(N):
+            if row[a] != 0:
+                if k == 0:
+                    picks[b] = a
+                    break
+                k -= 1
+    return picks
+
+
 # ---------------------------------------------------------------------- the arrays
 class PlayArrays:
     """The play-phase state of B rows (see the module docstring), one owner per fact:
@@ -496,4 +517,4 @@ class PlayArrays:
                  out, self._offsets, *self._obs_tables)
 
 
-__all__ = ["MAX_ACTIONS", "PlayArrays"]
+__all__ = ["MAX_ACTIONS", "PlayArrays", "pick_legal"]

@@ -29,11 +29,18 @@ def test_bench_command_prints_json(capsys):
 
 def test_batch_bench_reports_every_batch_size_the_loop_the_phases_and_the_vector_envs():
     report = run_batch_bench(seconds=0.01, sizes=(1, 16), profile_size=16, vector_envs=4)
-    assert set(report["batched_steps_per_s"]) == set(report["python_loop_steps_per_s"]) == {"1", "16"}
-    assert all(v > 0 for v in report["batched_steps_per_s"].values()) and report["raw_env_steps_per_s"] > 0
-    profile = report["profile"]
-    assert set(profile["shares"]) == {"masks", "observations", "choose_actions", "game_step"}
-    assert abs(sum(profile["shares"].values()) - 1) < 1e-9 and profile["batch_size"] == 16
+    rates = report["batched_steps_per_s"]
+    assert set(rates) == {"arrays", "games"}
+    assert set(rates["arrays"]) == set(rates["games"]) == set(report["python_loop_steps_per_s"]) == {"1", "16"}
+    assert all(v > 0 for engine in rates.values() for v in engine.values()) and report["raw_env_steps_per_s"] > 0
+    assert report["arrays_over_games"]["16"] == rates["arrays"]["16"] / rates["games"]["16"]
+    games, arrays = report["profile"]["games"], report["profile"]["arrays"]
+    assert set(games["shares"]) == {"masks", "observations", "choose_actions", "game_step"}
+    assert set(arrays["shares"]) == {"play_moves", "masks", "observations", "rows_to_arrays", "new_deals",
+                                     "choose_actions", "role_phase_and_rest"}
+    for profile in (games, arrays):
+        assert abs(sum(profile["shares"].values()) - 1) < 1e-9 and profile["batch_size"] == 16
+        assert all(v >= 0 for v in profile["us_per_game_step"].values())
     assert report["vector_envs"] == 4 and set(report["vector_learner_steps_per_s"]) == {"native", "sync"}
     assert report["native_over_sync"] > 0
     json.dumps(report)
