@@ -40,6 +40,9 @@ def play_both(preset: str, rows: int, games: int, seed: int) -> dict[str, int]:
                 assert Game.from_replay(record).result == result
                 seen["records"] += 1
         seen["games"] += len(a.ended)
+        if seen["steps"] % (rows * 50) == 0:  # the rows' roles, without a Game rebuilt
+            assert [arrays.roles(b) for b in range(rows)] == [
+                (game.phase, game.emperor, game.guard) for game in scalar.games]
         actions = random_legal(g.mask, rng)
         seen["apply_wind"] += int((actions == APPLY_WIND).sum() if rules.catch_wind == "apply" else 0)
         seen["follow"] += int(g.mask[:, 0].sum())
