@@ -7,6 +7,8 @@ zero outside the observer's candidates; agents that have one expose it as
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from baohuang_env.cards import NUM_SEATS
@@ -15,11 +17,14 @@ from baohuang_env.knowledge import UNKNOWN
 
 from .view import SeatView
 
+if TYPE_CHECKING:
+    from baohuang_env.batched import RowRoles
+
 #: Label of a row whose guard is not fixed yet (ignored by the loss).
 NO_LABEL = -1
 
 
-def guard_label(game: Game, seat: int) -> int:
+def guard_label(game: Game | RowRoles, seat: int) -> int:
     """The true guard's seat relative to `seat` (0: `seat` itself; the emperor in a solo), or
     NO_LABEL while the roles are not fixed. Hidden information: for the loss only."""
     guard = game.guard

@@ -7,6 +7,8 @@ through `opponent_tag`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from collections.abc import Hashable, Iterable, Mapping
 from pathlib import PurePosixPath
@@ -17,6 +19,9 @@ from baohuang_env.agent import Agent, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
 from baohuang_env.rules import Rules
+
+if TYPE_CHECKING:
+    from baohuang_env.batched import RowRoles
 
 #: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
 #: past snapshot of the learner from the pool (PPO only).
@@ -93,7 +98,7 @@ def seat_bots(cache: dict[Hashable, list[Agent]], key: Hashable, spec: str, rule
     return bots
 
 
-def opponent_seats(game: Game, rng: np.random.Generator) -> list[int]:
+def opponent_seats(game: Game | RowRoles, rng: np.random.Generator) -> list[int]:
     """The seats an opponent takes in a training game once the roles are fixed (the play
     phase has begun): the emperor's side or the rebels', 50/50, as in the team evaluation.
     The learner keeps the other side; its role-phase decisions at the opponent's seats are

@@ -23,19 +23,20 @@ Every turn moves every game once:
 
 Deals are drawn from the trainer's `rng` in the training seed range (`TRAIN_SEED_START` up),
 so no evaluation deal is ever trained on; an ended game's row restarts within the same turn
-(the batched engine's "same_step" autoreset) with a new table.
+(the batched engine's "same_step" autoreset) with a new table. A trainer reads a row's roles
+through `roles(row)`, not its `Game`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from baohuang_env.agent import Agent, act_each
-from baohuang_env.batched import BatchedGames
+from baohuang_env.batched import BatchedGames, RowRoles
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import PLAY, Game, GameResult
 from baohuang_env.rules import Rules
@@ -111,9 +112,14 @@ class TrainingGames:
         return self.batch.num_games
 
     @property
-    def games(self) -> list[Game]:
-        """Row b's current game."""
+    def games(self) -> Sequence[Game]:
+        """Row b's current game (rebuilt from its actions on each access: for tests and
+        inspection; the trainers read `roles`)."""
         return self.batch.games
+
+    def roles(self, row: int) -> RowRoles:
+        """Row `row`'s phase, emperor and guard (hidden facts: for labels and sides only)."""
+        return self.batch.roles(row)
 
     def _deal(self, row: int) -> int:
         return int(self.rng.integers(*TRAIN_SEEDS))
@@ -135,10 +141,10 @@ class TrainingGames:
 
     def _assign_sides(self, row: int, table: Table) -> None:
         """Once the roles are fixed, the learner keeps one side and the opponent takes the other."""
-        game = self.batch.games[row]
-        if game.phase != PLAY:
+        roles = self.batch.roles(row)
+        if roles.phase != PLAY:
             return
-        for seat in opponent_seats(game, self.rng):
+        for seat in opponent_seats(roles, self.rng):
             table.controllers[seat] = table.opponent if table.mode == SNAPSHOTS else table.opponent[seat]
             table.records[seat] = []  # its role-phase decisions were the learner's, its game is not
         table.sides_pending = False

@@ -168,11 +168,12 @@ class Rollouts:
             return
         logp = dist.log_prob(choice).tolist()
         value = net.get_value(obs_t).tolist()
-        games, tables = self.games.games, self.games.tables
+        games, tables = self.games, self.games.tables
         for i, (b, a, c, k) in enumerate(zip(rows.tolist(), starts.tolist(), counts.tolist(), choice.tolist(),
                                              strict=True)):
             seat = int(turn.seats[b])
-            tables[b].records[seat].append((obs[i], ids[a:a + c], k, logp[i], value[i], guard_label(games[b], seat)))
+            guard = guard_label(games.roles(b), seat)
+            tables[b].records[seat].append((obs[i], ids[a:a + c], k, logp[i], value[i], guard))
         self.decisions += len(rows)
 
     def _finish(self, table: Table, result: GameResult) -> None:
