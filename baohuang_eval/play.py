@@ -37,8 +37,9 @@ from baohuang_env.rules import Rules
 #: Composition tags that enter the agent seeds: "A" / "B" in the seat protocol, and tags of
 #: their own for team games, so team games never reuse the seeds of seat games.
 SEED_TAGS = {"A": 0, "B": 1, "team-A": 2, "team-B": 3}
-#: Games played at once by `play_games` (the rows of its batch): past about a hundred the
-#: batched masks and observations gain little, and every row holds its agents and its game.
+#: Games played at once by `play_games` (the rows of its batch): the cheapest bots still gain
+#: up to a few hundred rows, bots that cost more a move little past a few dozen; a seat
+#: protocol chunk (20 deals, 200 games) fits in one batch.
 MAX_ROWS = 256
 
 
@@ -151,13 +152,16 @@ _BATCHES = threading.local()
 
 def _batch(rules: Rules, rows: int, records: bool) -> BatchedGames:
     """A batch of `rows` rows for `rules`, kept per thread and reused (building one builds its
-    encoder, which costs milliseconds, up to tens in the calling presets)."""
+    encoder, which costs milliseconds, up to tens in the calling presets). On the "arrays"
+    engine (the play phase on compiled kernels, the same games as "games" move for move):
+    with "games", every row's mask is the scalar Game's and a batch of cheap bots plays
+    slower than the games one at a time did (docs/evaluation.md, "How games are played")."""
     cache: dict[tuple, BatchedGames] = _BATCHES.__dict__.setdefault("cache", {})
     key = (rules, rows, records)
     if key not in cache:
         if len(cache) >= 4:
             cache.pop(next(iter(cache)))
-        cache[key] = BatchedGames(rules, rows, autoreset="none", observe=False, records=records)
+        cache[key] = BatchedGames(rules, rows, autoreset="none", observe=False, records=records, engine="arrays")
     return cache[key]
 
 
