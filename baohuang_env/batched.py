@@ -131,8 +131,11 @@ class _GameRows:
                 ended.append((b, game.result, game.to_replay() if records else None))
         return ended
 
-    def masks(self, out: np.ndarray) -> None:
-        legal_masks(self.games, out, MIN_BATCH)
+    def masks(self, out: np.ndarray, rows: np.ndarray) -> None:
+        if rows.size == len(self.games):
+            legal_masks(self.games, out, MIN_BATCH)
+        elif rows.size:
+            out[rows] = legal_masks([self.games[b] for b in rows.tolist()], None, MIN_BATCH)
 
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         return self.encoder.encode_many([self.games[b] for b in rows.tolist()], seats, out)
@@ -181,7 +184,10 @@ class _ArrayRows:
         ended = [(b, result, replay_record(self.rules, arrays.seed[b], arrays.actions_of(b), result) if records
                   else None) for b, result in arrays.step(rows, acts[rows].astype(np.int32))]
         to_play = []
-        for b, game in [(b, g) for b, g in self.role_games.items() if not g.is_over]:  # the live ones
+        if self.role_games:
+            stepped = np.zeros(self.in_arrays.size, dtype=bool)
+            stepped[live] = True
+        for b, game in [(b, g) for b, g in self.role_games.items() if stepped[b]]:
             game.step(int(acts[b]))
             if game.is_over:  # a void deal or a surrender
                 ended.append((b, game.result, game.to_replay() if records else None))
@@ -191,12 +197,14 @@ class _ArrayRows:
             self._load(to_play)
         return sorted(ended, key=lambda e: e[0])  # in row order, as the games engine gives them
 
-    def masks(self, out: np.ndarray) -> None:
-        rows = np.flatnonzero(self.in_arrays & (self.arrays.facts[:, OVER] == 0))
-        self.arrays.masks(rows, rows, out)
-        for b, game in self.role_games.items():
-            if not game.is_over:
-                out[b] = game.legal_mask()
+    def masks(self, out: np.ndarray, rows: np.ndarray) -> None:
+        live = rows[self.in_arrays[rows] & (self.arrays.facts[rows, OVER] == 0)]
+        self.arrays.masks(live, live, out)
+        if self.role_games:
+            for b in rows[~self.in_arrays[rows]].tolist():
+                game = self.role_games[b]
+                if not game.is_over:
+                    out[b] = game.legal_mask()
 
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         if out is None:
@@ -296,12 +304,14 @@ class BatchedGames:
         for b, s in zip(rows, seeds, strict=True):
             self._rows.start(int(b), int(s))
             self._reset_seeds[b], self._game_index[b] = int(s), 0
-        return self._show([])
+        return self._show([], np.unique(np.asarray(rows, dtype=np.int64)))
 
-    def step(self, actions: np.ndarray | Sequence[int]) -> BatchStep:
-        """Apply `actions[b]` in every live row (ignored on a waiting row, see the module).
+    def step(self, actions: np.ndarray | Sequence[int], rows: Sequence[int] | np.ndarray | None = None) -> BatchStep:
+        """Apply `actions[b]` in every live row (ignored on a waiting row, see the module); with
+        `rows`, in just those rows (the others keep their state, their actions are ignored:
+        an env that steps only the games waiting on an opponent).
 
-        Every row's action is checked before any is applied: an illegal one raises
+        Every stepped row's action is checked before any is applied: an illegal one raises
         `IllegalActionError` naming its row (its `row` attribute) and changes nothing."""
         if self._mask is None:
             raise RuntimeError("reset() the batch before stepping it")
@@ -309,23 +319,33 @@ class BatchedGames:
         if acts.shape != (self.num_games,) or not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be {self.num_games} integer action ids, got {acts.dtype} {acts.shape}")
         waiting = self._seat < 0
-        self._check(acts, waiting)
-        live = np.flatnonzero(~waiting)
+        if rows is None:
+            skipped = np.zeros(self.num_games, dtype=bool)
+        else:
+            skipped = np.ones(self.num_games, dtype=bool)
+            skipped[np.asarray(rows, dtype=np.int64)] = False
+        self._check(acts, waiting | skipped)
+        live = np.flatnonzero(~(waiting | skipped))
         self._last_mover[live] = self._seat[live]
         ended = self._rows.step(live, acts, self.records)
+        changed = live
         if self.autoreset == "next_step":
-            for b in np.flatnonzero(waiting).tolist():
+            restart = np.flatnonzero(waiting & ~skipped)
+            for b in restart.tolist():
                 self._restart(b)
+            if restart.size:
+                changed = np.sort(np.concatenate([live, restart]))
         elif self.autoreset == "same_step":
             for b, _result, _record in ended:
                 self._restart(b)
-        return self._show(ended)
+        return self._show(ended, None if rows is None else changed)
 
-    def _check(self, acts: np.ndarray, waiting: np.ndarray) -> None:
-        """Raise IllegalActionError for the first row whose action its mask does not allow."""
+    def _check(self, acts: np.ndarray, exempt: np.ndarray) -> None:
+        """Raise IllegalActionError for the first row, not `exempt`, whose action its mask
+        does not allow."""
         clipped = np.clip(acts, 0, self.num_actions - 1)
         ok = self._mask[self._rows_index, clipped].view(bool) & (clipped == acts)
-        ok |= waiting
+        ok |= exempt
         if ok.all():
             return
         b = int(np.flatnonzero(~ok)[0])
@@ -342,14 +362,19 @@ class BatchedGames:
         sides, never a policy's input), cheap on both engines (no `Game` rebuilt)."""
         return self._rows.roles(row)
 
-    def observe(self, rows: Sequence[int] | np.ndarray) -> np.ndarray:
+    def observe(self, rows: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """The observations (len(rows), D) float32 of the acting seats of `rows` (live rows:
-        a waiting row has no acting seat), row i byte for byte `Encoder.encode(games[rows[i]],
-        seat)`; a new array."""
+        a waiting row has no acting seat), or of `seats[i]` in `rows[i]` (any seat, any row),
+        row i byte for byte `Encoder.encode(games[rows[i]], seat)`; a new array."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        seats = self._seat[rows]
-        if (seats < 0).any():
-            raise ValueError("observe() is for live rows; a waiting row has no acting seat")
+        if seats is None:
+            seats = self._seat[rows]
+            if (seats < 0).any():
+                raise ValueError("observe() without seats is for live rows; a waiting row has no acting seat")
+        else:
+            seats = np.asarray(seats, dtype=np.int64).reshape(-1)
+            if seats.shape != rows.shape or ((seats < 0) | (seats >= NUM_SEATS)).any():
+                raise ValueError(f"give one seat in 0..4 per row: {rows.size} rows, seats {seats.tolist()}")
         return self._rows.observe(rows, seats)
 
     def _restart(self, b: int) -> None:
@@ -358,20 +383,29 @@ class BatchedGames:
         seed = self._next_seed(b) if self._next_seed is not None else game_seed(self._reset_seeds[b], k)
         self._rows.start(b, int(seed))
 
-    def _show(self, ended: list[tuple[int, GameResult, dict[str, Any]]]) -> BatchStep:
-        """The BatchStep of every row's current state, with the games that just ended."""
+    def _show(self, ended: list[tuple[int, GameResult, dict[str, Any]]], rows: np.ndarray | None = None
+              ) -> BatchStep:
+        """The BatchStep of every row's current state, with the games that just ended: the
+        masks and observations of `rows` (every row when None) made anew, the others' kept
+        (their games did not move)."""
         B = self.num_games
+        rows = self._rows_index if rows is None else rows
         seat = self._seat = self._rows.seats()
         masks = self._masks
-        self._rows.masks(masks)
-        waiting = np.flatnonzero(seat < 0)
+        self._rows.masks(masks, rows)
+        shown = seat[rows]
+        waiting = rows[shown < 0]
         if waiting.size:
             masks[waiting] = 0
             masks[waiting, PASS] = 1
-            view_seats = np.where(seat < 0, self._last_mover, seat)
+            view_seats = np.where(shown < 0, self._last_mover[rows], shown)
         else:
-            view_seats = seat
-        obs = self._rows.observe(self._rows_index, view_seats, self._obs) if self.observe_all else None
+            view_seats = shown
+        if self.observe_all:
+            if rows.size == B:
+                self._rows.observe(rows, view_seats, self._obs)
+            elif rows.size:
+                self._obs[rows] = self._rows.observe(rows, view_seats)
         mask = self._mask = masks.view()
         mask.flags.writeable = False
         rewards = np.zeros((B, NUM_SEATS), dtype=np.float32)
@@ -379,7 +413,7 @@ class BatchedGames:
         for b, result, _record in ended:
             rewards[b] = result.scores
             terminated[b] = True
-        return BatchStep(seat.copy(), obs, mask, rewards, terminated, ended)
+        return BatchStep(seat.copy(), self._obs, mask, rewards, terminated, ended)
 
 
 __all__ = ["AUTORESET_MODES", "ENGINES", "BatchStep", "BatchedGames", "RowRoles", "game_seed", "random_legal"]

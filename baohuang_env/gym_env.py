@@ -40,17 +40,23 @@ from .rules import Rules, get_rules
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
 
-def start_episode(rng: np.random.Generator, rules: Rules, learner_seat: int | str,
-                  opponents: Sequence[Agent]) -> tuple[int, Game]:
-    """(learner seat, new game) of an episode, drawn from the env's `rng` in this order: the
-    learner seat (when "random"), each opponent's reset seed, the deal's seed. The one sequence
-    `Baohuang-v0` and its native vector env (`gym_vector`) share: the same seeds give both
-    the same episodes."""
+def episode_seeds(rng: np.random.Generator, learner_seat: int | str, opponents: Sequence[Agent]) -> tuple[int, int]:
+    """(learner seat, deal seed) of an episode, drawn from the env's `rng` in this order: the
+    learner seat (when "random"), each opponent's reset seed (the opponents are reset with
+    it), the deal's seed. The one sequence `Baohuang-v0` and its native vector env
+    (`gym_vector`) share: the same seeds give both the same episodes."""
     learner = int(rng.integers(NUM_SEATS)) if learner_seat == "random" else int(learner_seat)
     for agent in opponents:
         if hasattr(agent, "reset"):
             agent.reset(int(rng.integers(2**31)))
-    return learner, Game(rules, seed=int(rng.integers(2**63 - 1)))
+    return learner, int(rng.integers(2**63 - 1))
+
+
+def start_episode(rng: np.random.Generator, rules: Rules, learner_seat: int | str,
+                  opponents: Sequence[Agent]) -> tuple[int, Game]:
+    """(learner seat, new game) of an episode (`episode_seeds`)."""
+    learner, seed = episode_seeds(rng, learner_seat, opponents)
+    return learner, Game(rules, seed=seed)
 
 
 class BaohuangGymEnv(gymnasium.Env):

@@ -5,11 +5,11 @@
 
 It gives the same trajectories as `vectorization_mode="sync"` (N `BaohuangGymEnv`s in
 Gymnasium's SyncVectorEnv) for the same seeds and actions: every env draws its episodes from
-its own `np_random` through the same `gym_env.start_episode`, its opponents are its own agents
-built from the same specs, and the rules are the scalar `Game`'s. What is batched is the work
-around the rules: the learners' and the opponents' masks come from `batch.legal_masks`, the
-observations from `Encoder.encode_many`, and the opponents of all envs move in rounds (one
-move in every env that waits on an opponent, then the next), with no per-env wrapper or
+its own `np_random` through the same `gym_env.episode_seeds`, and its opponents are its own
+agents built from the same specs. The N games are the rows of one `BatchedGames` on the array
+engine (`baohuang_env.play_arrays`: the play phase on compiled kernels), so the moves, masks
+and observations are made for all envs at once, and the opponents of all envs move in rounds
+(one move in every env that waits on an opponent, then the next), with no per-env wrapper or
 stacking step. Opponents given as agent objects rather than specs are shared by every env, as
 in "sync"; if they keep state, the order of their calls (round by round here, env by env
 there) can make the two differ.
@@ -34,10 +34,10 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import PASS
 from .agent import Agent, act_each
-from .batch import MIN_BATCH, legal_masks
+from .batched import BatchedGames, BatchStep
 from .cards import NUM_SEATS
-from .game import Game, IllegalActionError
-from .gym_env import BaohuangGymEnv, start_episode
+from .game import GameResult, IllegalActionError
+from .gym_env import BaohuangGymEnv, episode_seeds
 from .rewards import reward
 
 
@@ -72,7 +72,11 @@ class BaohuangVectorEnv(VectorEnv):
         self.opponents: list[list[Agent]] = [first.opponents] + [
             first._make_opponents(opponents) for _ in range(num_envs - 1)]
         self._rngs: list[np.random.Generator | None] = [None] * num_envs
-        self.games: list[Game] = []
+        #: The N games, one row each.
+        self.batch = BatchedGames(self.rules, num_envs, autoreset="none", observe=False, records=False,
+                                  engine="arrays")
+        self._step: BatchStep | None = None  # what the batch showed last
+        self._results: dict[int, GameResult] = {}  # games that ended since the learners last acted
         self.learners = np.zeros(num_envs, dtype=np.int64)
         self._over = np.ones(num_envs, dtype=bool)  # the episode is over (the game ended, or an illegal move)
         self._autoreset = np.zeros(num_envs, dtype=bool)  # ended at the last step: reset at this one
@@ -90,51 +94,72 @@ class BaohuangVectorEnv(VectorEnv):
             [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed))
         if len(seeds) != self.num_envs:
             raise ValueError(f"give one seed per env: {self.num_envs}, got {len(seeds)}")
-        self.games = [None] * self.num_envs  # each filled in by _start
         for i, s in enumerate(seeds):
             if s is not None or self._rngs[i] is None:
                 self._rngs[i], _ = seeding.np_random(s)
-            self._start(i)
+        self._step = self.batch.reset(self._new_episodes(range(self.num_envs)))
+        self._over[:] = False
         self._autoreset[:] = False
-        self._play_opponents(range(self.num_envs))
+        self._results.clear()
+        self._play_opponents(np.arange(self.num_envs))
         return self._observe(), self._infos({})
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learners' actions (N,); an env that ended at the last step resets instead."""
-        if not self.games:
+        if self._step is None:
             raise RuntimeError("reset() the env before stepping it")
         acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,):
+            raise ValueError(f"give one action per env: {self.num_envs}, got shape {acts.shape}")
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         extras: dict[int, dict[str, Any]] = {}
-        moved = []
-        for i, a in enumerate(acts):
-            if self._autoreset[i]:
-                self._start(i)
-            elif self._over[i]:
-                raise RuntimeError("step() called after the episode ended; call reset()")  # as BaohuangGymEnv
-            else:
-                try:
-                    self.games[i].step(a)
-                except IllegalActionError as err:
-                    if self.illegal_action == "raise":
-                        raise
-                    self._over[i] = terminated[i] = True  # the game itself is left as it was
-                    rewards[i] = self.illegal_reward
-                    extras[i] = {"illegal_action": True, "reason": str(err)}
-                    continue
-            moved.append(i)
+        if (self._over & ~self._autoreset).any():
+            raise RuntimeError("step() called after the episode ended; call reset()")  # as BaohuangGymEnv
+        restart = np.flatnonzero(self._autoreset)
+        moving = np.flatnonzero(~self._autoreset)
+        ids = np.zeros(self.num_envs, dtype=np.int64)
+        legal = np.ones(self.num_envs, dtype=bool)
+        for i in moving.tolist():
+            a = acts[i]
+            legal[i] = isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) and \
+                0 <= a < self._masks.shape[1] and bool(self._masks[i, a])
+            ids[i] = a if legal[i] else PASS
+        for i in moving[~legal[moving]].tolist():  # the game's own check says why; the game stays as it was
+            err = self._illegal(i, acts[i])
+            if self.illegal_action == "raise" or isinstance(err, TypeError):  # not an action id: always raised
+                raise err
+            self._over[i] = terminated[i] = True
+            rewards[i] = self.illegal_reward
+            extras[i] = {"illegal_action": True, "reason": str(err)}
+        moved = moving[legal[moving]]
+        self._results.clear()
+        if moved.size:
+            self._record(self.batch.step(ids, rows=moved))
+        if restart.size:
+            self._step = self.batch.reset_rows(restart.tolist(), self._new_episodes(restart.tolist()))
+            self._over[restart] = False
+        moved = np.sort(np.concatenate([moved, restart]))
         self._play_opponents(moved)
-        for i in moved:
-            game = self.games[i]
-            if game.is_over and not self._autoreset[i]:
+        for i in moved.tolist():
+            result = self._results.get(i)
+            if result is not None and not self._autoreset[i]:
                 self._over[i] = terminated[i] = True
-                rewards[i] = float(reward(game.result.scores[self.learners[i]], self.reward_mode))
-                extras[i] = {"scores": list(game.result.scores), "roles": list(game.result.roles)}
+                rewards[i] = float(reward(result.scores[self.learners[i]], self.reward_mode))
+                extras[i] = {"scores": list(result.scores), "roles": list(result.roles)}
         if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
             return self._reset_ended(terminated, rewards, extras)
         self._autoreset = terminated.copy()
         return self._observe(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), self._infos(extras)
+
+    def _illegal(self, i: int, action: Any) -> Exception:
+        """The error the game itself gives for env i's learner's `action` (a rare path: the
+        game is rebuilt, and tried on a copy)."""
+        try:
+            self.batch.games[i].copy().step(action)
+        except (IllegalActionError, TypeError) as err:
+            return err
+        raise AssertionError(f"env {i}: its mask refused an action its game accepts")  # the masks are the game's
 
     def _reset_ended(self, ended: np.ndarray, rewards: np.ndarray, extras: dict[int, dict[str, Any]]
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -142,13 +167,13 @@ class BaohuangVectorEnv(VectorEnv):
         final observation and info go into `final_obs` / `final_info`, the infos of the new
         episode's first decision in their place (as SyncVectorEnv does it)."""
         rows = [int(i) for i in np.flatnonzero(ended)]
-        final_obs = self.encoder.encode_many([self.games[i] for i in rows], self.learners[rows])
+        final_obs = self.batch.observe(rows, self.learners[rows])
         over_mask = np.zeros(self._masks.shape[1], dtype=np.int8)
         over_mask[PASS] = 1  # an ended episode's mask (`action_masks`)
         final_infos = [{"action_mask": over_mask.copy(), "seat": int(self.learners[i]), **extras[i]} for i in rows]
-        for i in rows:
-            self._start(i)
-        self._play_opponents(rows)
+        self._step = self.batch.reset_rows(rows, self._new_episodes(rows))
+        self._over[rows] = False
+        self._play_opponents(np.array(rows, dtype=np.int64))
         obs = self._observe()
         infos: dict[str, Any] = {}
         for i, final, info in zip(rows, final_obs, final_infos, strict=True):
@@ -156,36 +181,44 @@ class BaohuangVectorEnv(VectorEnv):
         infos.update(self._infos({}))  # only the envs that ended have extras, and they are final
         return obs, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
 
-    def _start(self, i: int) -> None:
-        """Env i's next episode from its own RNG (`start_episode`, as BaohuangGymEnv.reset)."""
-        self.learners[i], self.games[i] = start_episode(self._rngs[i], self.rules, self.learner_seat_option,
-                                                        self.opponents[i])
-        self._over[i] = False
+    def _new_episodes(self, rows: Sequence[int]) -> list[int]:
+        """The deal seeds of envs `rows`' next episodes, each from its own RNG (`episode_seeds`,
+        as BaohuangGymEnv.reset); their learner seats into `learners`."""
+        deals = []
+        for i in rows:
+            self.learners[i], deal = episode_seeds(self._rngs[i], self.learner_seat_option, self.opponents[i])
+            deals.append(deal)
+        return deals
 
-    def _play_opponents(self, rows: Sequence[int]) -> None:
+    def _record(self, step: BatchStep) -> None:
+        self._step = step
+        for b, result, _record in step.ended:
+            self._results[b] = result
+
+    def _play_opponents(self, rows: np.ndarray) -> None:
         """The opponents move in rounds until, in every env of `rows`, the learner is to act or
         the game is over; an opponent with `uses_observation` False gets no observation."""
-        games, learners, opponents = self.games, self.learners, self.opponents
-        waiting = [i for i in rows if not games[i].is_over and games[i].current_player != learners[i]]
-        while waiting:
-            batch = [games[i] for i in waiting]
-            masks = legal_masks(batch, min_batch=MIN_BATCH)
-            seats = [g.current_player for g in batch]
-            agents = [opponents[i][(s - learners[i] - 1) % NUM_SEATS] for i, s in zip(waiting, seats, strict=True)]
-            moves = act_each(agents, masks, lambda js, batch=batch, seats=seats: self.encoder.encode_many(
-                [batch[j] for j in js], [seats[j] for j in js]))
-            for game, action in zip(batch, moves, strict=True):
-                game.step(action)
-            waiting = [i for i in waiting if not games[i].is_over and games[i].current_player != learners[i]]
+        learners, opponents = self.learners, self.opponents
+        while True:
+            seats = self._step.seat
+            waiting = rows[(seats[rows] >= 0) & (seats[rows] != learners[rows])]
+            if not waiting.size:
+                return
+            agents = [opponents[i][(s - learners[i] - 1) % NUM_SEATS]
+                      for i, s in zip(waiting.tolist(), seats[waiting].tolist(), strict=True)]
+            moves = np.zeros(self.num_envs, dtype=np.int64)
+            moves[waiting] = act_each(agents, self._step.mask[waiting],
+                                      lambda js, waiting=waiting: self.batch.observe(waiting[js]))
+            self._record(self.batch.step(moves, rows=waiting))
 
     def _observe(self) -> np.ndarray:
         """The learners' observations; the masks of their legal actions into `_masks`."""
-        legal_masks(self.games, self._masks, MIN_BATCH)
-        self._over |= np.array([g.is_over for g in self.games])  # a deal can end before its learner acts
+        self._masks[:] = self._step.mask
+        self._over |= self._step.seat < 0  # a deal can end before its learner acts
         if self._over.any():
             self._masks[self._over] = 0
             self._masks[self._over, PASS] = 1
-        return self.encoder.encode_many(self.games, self.learners)
+        return self.batch.observe(np.arange(self.num_envs), self.learners)
 
     def _infos(self, extras: dict[int, dict[str, Any]]) -> dict[str, Any]:
         """The infos as SyncVectorEnv stacks BaohuangGymEnv's: every env's mask and seat, and

@@ -199,3 +199,28 @@ def test_random_legal_picks_every_legal_action_of_each_row_and_nothing_else():
     rng = np.random.default_rng(0)
     picks = np.array([random_legal(masks, rng) for _ in range(400)])
     assert [sorted(set(picks[:, b])) for b in range(3)] == [[0], [3, 7, 49], list(range(10, 20))]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_stepping_some_rows_leaves_the_others_and_any_seat_can_be_observed(engine):
+    rules = get_rules("lianzhong_simple")
+    batch = BatchedGames(rules, 4, engine=engine, observe=False)
+    step = batch.reset([11, 12, 13, 14])
+    rng = np.random.default_rng(4)
+    for t in range(80):  # into the play phase, odd rows stepped only every third step
+        rows = [0, 2] if t % 3 else [0, 1, 2, 3]
+        before = [batch.games[b].to_replay() for b in (1, 3)]
+        actions = random_rows(rng, step.mask)
+        stepped = [[*batch.games[b].actions, int(actions[b])] for b in rows]
+        step = batch.step(actions, rows=rows)
+        assert [batch.games[b].actions for b in rows] == stepped
+        if rows == [0, 2]:
+            assert [batch.games[b].to_replay() for b in (1, 3)] == before
+        for b in range(4):  # the masks shown are every row's own, stepped or not
+            assert step.mask[b].tobytes() == batch.games[b].legal_mask().tobytes()
+    enc = Encoder(rules)
+    seats = [4, 0, 3, 1]
+    assert [row.tobytes() for row in batch.observe(range(4), seats)] == [
+        enc.encode(batch.games[b], s).tobytes() for b, s in enumerate(seats)]
+    with pytest.raises(ValueError, match=r"one seat in 0\.\.4 per row"):
+        batch.observe([0, 1], [0, 5])
