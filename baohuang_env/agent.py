@@ -142,9 +142,21 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
     costs an observation."""
     seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
     obs = dict(zip(seeing, observe(seeing), strict=True)) if seeing else {}
-    # act_one's rule, written out: a call per agent would cost a tenth of the cheapest bots' move
-    return [int(agent.act(obs.get(j, NO_OBSERVATION), mask))
-            for j, (agent, mask) in enumerate(zip(agents, masks, strict=True))]
+    randoms = [j for j, agent in enumerate(agents) if type(agent) is RandomAgent]
+    if len(randoms) < RandomAgent.MIN_BATCH:
+        # act_one's rule, written out: a call per agent would cost a tenth of the cheapest bots' move
+        return [int(agent.act(obs.get(j, NO_OBSERVATION), mask))
+                for j, (agent, mask) in enumerate(zip(agents, masks, strict=True))]
+    out = [0] * len(agents)
+    if len(randoms) == len(agents):
+        return RandomAgent.act_many(agents, np.asarray(masks))
+    for j, a in zip(randoms, RandomAgent.act_many([agents[j] for j in randoms], np.asarray(masks)[randoms]),
+                    strict=True):
+        out[j] = a
+    rest = set(range(len(agents))).difference(randoms)
+    for j in sorted(rest):
+        out[j] = int(agents[j].act(obs.get(j, NO_OBSERVATION), masks[j]))
+    return out
 
 
 class RandomAgent:
@@ -159,10 +171,26 @@ class RandomAgent:
         """Reseed at the start of an episode (the Gymnasium env calls this)."""
         self.rng = np.random.default_rng(seed)
 
+    #: From how many random agents in one `act_each` call their moves are drawn by `act_many`.
+    MIN_BATCH = 8
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The k-th legal action id (ascending) for k = `rng.integers(number legal)`."""
         legal = np.asarray(action_mask).view(bool).nonzero()[0] if action_mask.dtype == np.int8 \
             else np.flatnonzero(action_mask)
         return int(legal[self.rng.integers(legal.size)])
+
+    @staticmethod
+    def act_many(agents: Sequence[RandomAgent], masks: np.ndarray) -> list[int]:
+        """`agents[j].act(_, masks[j])` for every j (int8 masks (n, N)), the same draws from
+        each agent's own generator, with the legal counts and the k-th legal ids of all rows
+        found in two passes over the batch instead of a `nonzero` per row."""
+        from .play_arrays import kth_legal, legal_counts  # compiled with Numba: imported only by a batch
+
+        masks = (masks if masks.dtype.itemsize == 1 else masks != 0).view(np.uint8)
+        ks = np.array([agent.rng.integers(c) for agent, c in zip(agents, legal_counts(masks).tolist(), strict=True)],
+                      dtype=np.int64)
+        return kth_legal(masks, ks).tolist()
 
 
 register_agent("random", lambda arg, rules, seed: RandomAgent(seed))

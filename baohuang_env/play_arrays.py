@@ -355,14 +355,35 @@ def _seat_onehot(o, a, seat, me):
 def pick_legal(masks, u):
     """Row b's k-th legal action id (ascending) for k = floor(u[b] * its legal count): a
     uniformly random legal action per row for uniform `u` in [0, 1) (`batched.random_legal`)."""
+    counts = legal_counts(masks)
+    ks = np.empty(counts.size, dtype=np.int64)
+    for b in range(counts.size):
+        ks[b] = int(u[b] * counts[b])
+    return kth_legal(masks, ks)
+
+
+@numba.njit(cache=True)
+def legal_counts(masks):
+    """How many actions each row of 0/1 masks (B, N) allows."""
     B, N = masks.shape
-    picks = np.empty(B, dtype=np.int64)
+    counts = np.zeros(B, dtype=np.int64)
     for b in range(B):
         row = masks[b]
         count = 0
         for a in range(N):
             count += row[a]  # 0 or 1
-        k = int(u[b] * count)
+        counts[b] = count
+    return counts
+
+
+@numba.njit(cache=True)
+def kth_legal(masks, ks):
+    """Row b's `ks[b]`-th legal action id (ascending, from 0) of 0/1 masks (B, N)."""
+    B, N = masks.shape
+    picks = np.empty(B, dtype=np.int64)
+    for b in range(B):
+        row = masks[b]
+        k = ks[b]
         for a in range(N):
             if row[a] != 0:
                 if k == 0:
@@ -517,4 +538,4 @@ class PlayArrays:
                  out, self._offsets, *self._obs_tables)
 
 
-__all__ = ["MAX_ACTIONS", "PlayArrays", "pick_legal"]
+__all__ = ["MAX_ACTIONS", "PlayArrays", "kth_legal", "legal_counts", "pick_legal"]

@@ -224,3 +224,28 @@ def test_stepping_some_rows_leaves_the_others_and_any_seat_can_be_observed(engin
         enc.encode(batch.games[b], s).tobytes() for b, s in enumerate(seats)]
     with pytest.raises(ValueError, match=r"one seat in 0\.\.4 per row"):
         batch.observe([0, 1], [0, 5])
+
+
+def test_random_agents_moved_in_a_batch_draw_what_each_would_alone():
+    from baohuang_env.agent import NO_OBSERVATION, RandomAgent, act_each
+
+    rng = np.random.default_rng(5)
+    masks = (rng.random((40, 300)) < 0.05).astype(np.int8)
+    masks[:, 7] = 1
+    alone, batched = [RandomAgent(s) for s in range(40)], [RandomAgent(s) for s in range(40)]
+    for _ in range(3):
+        expected = [a.act(NO_OBSERVATION, m) for a, m in zip(alone, masks, strict=True)]
+        assert RandomAgent.act_many(batched, masks) == expected
+    mixed = [RandomAgent(s) if s % 4 else Greedy() for s in range(40)]  # other agents keep their place
+    again = [RandomAgent(s) if s % 4 else Greedy() for s in range(40)]
+    assert act_each(mixed, masks, lambda js: None) == [a.act(NO_OBSERVATION, m) for a, m in zip(again, masks,
+                                                                                                 strict=True)]
+
+
+class Greedy:
+    """A mask-only agent that is not a RandomAgent: the highest legal id."""
+
+    uses_observation = False
+
+    def act(self, observation, action_mask) -> int:
+        return int(np.flatnonzero(action_mask)[-1])
