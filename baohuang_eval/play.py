@@ -18,6 +18,7 @@ studies (`baohuang_study`) play their games through it as well.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import threading
@@ -147,22 +148,26 @@ class Played:
     game: Game | None
 
 
-_BATCHES = threading.local()
+_IDLE_BATCHES = threading.local()  # per thread: (rules, rows, records) -> a batch no call is using
 
 
-def _batch(rules: Rules, rows: int, records: bool) -> BatchedGames:
-    """A batch of `rows` rows for `rules`, kept per thread and reused (building one builds its
-    encoder, which costs milliseconds, up to tens in the calling presets). On the "arrays"
-    engine (the play phase on compiled kernels, the same games as "games" move for move):
-    with "games", every row's mask is the scalar Game's and a batch of cheap bots plays
+@contextlib.contextmanager
+def _batch(rules: Rules, rows: int, records: bool) -> Iterator[BatchedGames]:
+    """A batch of `rows` rows for `rules`, lent for one `play_games` call and kept for the
+    next (building one builds its encoder, which costs milliseconds, up to tens in the
+    calling presets); a call inside another (a watch that plays games) gets its own. On the
+    "arrays" engine (the play phase on compiled kernels, the same games as "games" move for
+    move): with "games", every row's mask is the scalar Game's and a batch of cheap bots plays
     slower than the games one at a time did (docs/evaluation.md, "How games are played")."""
-    cache: dict[tuple, BatchedGames] = _BATCHES.__dict__.setdefault("cache", {})
+    idle: dict[tuple, BatchedGames] = _IDLE_BATCHES.__dict__.setdefault("batches", {})
     key = (rules, rows, records)
-    if key not in cache:
-        if len(cache) >= 4:
-            cache.pop(next(iter(cache)))
-        cache[key] = BatchedGames(rules, rows, autoreset="none", observe=False, records=records, engine="arrays")
-    return cache[key]
+    batch = idle.pop(key, None)
+    if batch is None:
+        batch = BatchedGames(rules, rows, autoreset="none", observe=False, records=records, engine="arrays")
+    yield batch
+    idle[key] = batch
+    while len(idle) > 4:
+        idle.pop(next(iter(idle)))
 
 
 def play_games(rules: Rules, tables: Iterable[Table], records: bool = False, rows: int = MAX_ROWS) -> list[Played]:
@@ -179,8 +184,13 @@ def play_games(rules: Rules, tables: Iterable[Table], records: bool = False, row
     first = list(itertools.islice(source, rows))
     if not first:
         return []
+    with _batch(rules, len(first), records) as batch:
+        return _play(batch, rules, first, source)
+
+
+def _play(batch: BatchedGames, rules: Rules, first: list[Table], source: Iterator[Table]) -> list[Played]:
+    """`play_games` on `batch`, whose rows start with the tables `first`, then take `source`'s."""
     B = len(first)
-    batch = _batch(rules, B, records)
     rows_of = _Rows(rules, first)
     step = batch.reset([t.seed for t in first])
     actions = np.zeros(B, dtype=np.int64)
