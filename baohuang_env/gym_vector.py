@@ -37,7 +37,7 @@ from .agent import Agent, act_each
 from .batched import BatchedGames, BatchStep
 from .cards import NUM_SEATS
 from .game import GameResult, IllegalActionError
-from .gym_env import BaohuangGymEnv, episode_seeds
+from .gym_env import MAX_DEALS_PER_EPISODE, BaohuangGymEnv, episode_seeds
 from .rewards import reward
 
 
@@ -101,7 +101,7 @@ class BaohuangVectorEnv(VectorEnv):
         self._over[:] = False
         self._autoreset[:] = False
         self._results.clear()
-        self._play_opponents(np.arange(self.num_envs))
+        self._begin(np.arange(self.num_envs), dealt=True)
         return self._observe(), self._infos({})
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -136,14 +136,12 @@ class BaohuangVectorEnv(VectorEnv):
         self._results.clear()
         if moved.size:
             self._record(self.batch.step(ids, rows=moved))
-        if restart.size:
-            self._step = self.batch.reset_rows(restart.tolist(), self._new_episodes(restart.tolist()))
-            self._over[restart] = False
-        moved = np.sort(np.concatenate([moved, restart]))
         self._play_opponents(moved)
-        for i in moved.tolist():
+        if restart.size:
+            self._begin(restart)
+        for i in moved.tolist():  # the learners that moved: their games may have ended since
             result = self._results.get(i)
-            if result is not None and not self._autoreset[i]:
+            if result is not None:
                 self._over[i] = terminated[i] = True
                 rewards[i] = float(reward(result.scores[self.learners[i]], self.reward_mode))
                 extras[i] = {"scores": list(result.scores), "roles": list(result.roles)}
@@ -171,15 +169,28 @@ class BaohuangVectorEnv(VectorEnv):
         over_mask = np.zeros(self._masks.shape[1], dtype=np.int8)
         over_mask[PASS] = 1  # an ended episode's mask (`action_masks`)
         final_infos = [{"action_mask": over_mask.copy(), "seat": int(self.learners[i]), **extras[i]} for i in rows]
-        self._step = self.batch.reset_rows(rows, self._new_episodes(rows))
-        self._over[rows] = False
-        self._play_opponents(np.array(rows, dtype=np.int64))
+        self._begin(np.array(rows, dtype=np.int64))
         obs = self._observe()
         infos: dict[str, Any] = {}
         for i, final, info in zip(rows, final_obs, final_infos, strict=True):
             infos = self._add_info(infos, {"final_obs": final, "final_info": info}, i)
         infos.update(self._infos({}))  # only the envs that ended have extras, and they are final
         return obs, rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
+
+    def _begin(self, rows: np.ndarray, dealt: bool = False) -> None:
+        """New episodes in envs `rows` (already dealt when `dealt`), each played by its
+        opponents up to its learner's first decision; a deal that ends before it is no
+        episode, and the env's next deal is drawn (as `BaohuangGymEnv.reset` does)."""
+        for _ in range(MAX_DEALS_PER_EPISODE):
+            if not dealt:
+                self._step = self.batch.reset_rows(rows.tolist(), self._new_episodes(rows.tolist()))
+            dealt = False
+            self._over[rows] = False
+            self._play_opponents(rows)
+            rows = rows[self._step.seat[rows] < 0]
+            if not rows.size:
+                return
+        raise RuntimeError(f"{MAX_DEALS_PER_EPISODE} deals in a row ended before the learner's first decision")
 
     def _new_episodes(self, rows: Sequence[int]) -> list[int]:
         """The deal seeds of envs `rows`' next episodes, each from its own RNG (`episode_seeds`,
@@ -214,7 +225,7 @@ class BaohuangVectorEnv(VectorEnv):
     def _observe(self) -> np.ndarray:
         """The learners' observations; the masks of their legal actions into `_masks`."""
         self._masks[:] = self._step.mask
-        self._over |= self._step.seat < 0  # a deal can end before its learner acts
+        self._over |= self._step.seat < 0
         if self._over.any():
             self._masks[self._over] = 0
             self._masks[self._over, PASS] = 1

@@ -129,3 +129,26 @@ def test_illegal_actions_can_raise_and_arguments_are_checked():
         make(NATIVE, 2, learner_seat=7)
     with pytest.raises(ValueError, match="one seed per env"):
         make(NATIVE, 2).reset(seed=[1])
+
+
+def test_a_deal_that_ends_before_the_learner_acts_is_no_episode():
+    """qingdao with random opponents: about one deal in twenty ends in the role phase (a
+    surrender) before the learner's first decision. Neither env starts an episode on such a
+    deal: every reset, and every autoreset, shows the learner a decision."""
+    import gymnasium
+
+    from baohuang_env.batched import random_legal
+
+    single = gymnasium.make("Baohuang-v0", preset="qingdao", opponents="random", learner_seat="random")
+    for seed in range(200):  # seeds 4, 17, 36, ... dealt a surrender before the learner acted
+        single.reset(seed=seed)
+        assert not single.unwrapped._episode_over and single.unwrapped.game.current_player == single.unwrapped.learner
+    envs = gymnasium.make_vec("Baohuang-v0", num_envs=64, vectorization_mode="vector_entry_point",
+                              preset="qingdao", opponents="random", learner_seat="random")
+    _obs, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):  # step() refuses an env whose episode ended without an autoreset pending
+        _obs, _r, terminated, _t, info = envs.step(random_legal(info["action_mask"], rng))
+        ended += int(terminated.sum())
+    assert ended > 64
