@@ -6,6 +6,10 @@ the play per kind / copies (K), the play's rank one-hot (ranks), and its size, o
 cards, small and big jokers scaled to [0, 1]; in the calling presets one more flag, is_call,
 and a call's row shows the called kind in "cards" as three copies and in "rank". The table
 is built once from the action table.
+
+Every column depends on the action id alone (what depends on the decision, DMC's advice,
+comes after these columns: `agents.advice`), so the acting networks keep their first action
+layer over them as a table per action id (`agents.networks.StaticActionLayer`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ bench times one collector in this process (BLAS and torch limited to one thread,
 actor process; the inline actor of `actors=0`, whose full buffer slots are handed back at
 once, so no learner is needed) for each recipe and each K, the recipes and sizes interleaved
 over `rounds` rounds, and reports the best rate of each, with each K's ratio to K = 1 (one
-game at a time) from the same run.
+game at a time) from the same run, and the network's own time per legal action it scored
+(`NumpyScorer.score_ids`, timed inside the actor over every round; none where the teacher
+plays every learner decision).
 
 Recipes (the README main job's and pure self-play), each a list of config overrides:
 * `main_job_taught`: `configs/dmc_quick.yaml` while its teacher frames last (the heuristic
@@ -31,10 +33,32 @@ RECIPES: dict[str, tuple[list[str], bool]] = {
 ACTOR_SIZES = (1, 8, 32, 128)
 
 
+class _NetworkClock:
+    """Seconds spent in an agent's scorers and the legal actions they scored."""
+
+    def __init__(self, agent) -> None:
+        self.seconds, self.actions = 0.0, 0
+        for scorer in agent.scorers:
+            scorer.score_ids = self._timed(scorer.score_ids)
+
+    def _timed(self, score_ids):
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            q = score_ids(*args, **kwargs)
+            self.seconds += time.perf_counter() - t0
+            self.actions += len(q)
+            return q
+
+        return timed
+
+    def us_per_action(self) -> float | None:
+        return self.seconds / self.actions * 1e6 if self.actions else None
+
+
 def _collector(recipe: str, games: int, seed: int):
-    """`play()` -> frames: one receive of an inline actor (`LocalActors` with actors=0: its
-    collector plays until a game ends, the full slots are handed back at once) of `recipe`
-    playing `games` games."""
+    """(`play()` -> frames, the network's clock): one receive of an inline actor (`LocalActors`
+    with actors=0: its collector plays until a game ends, the full slots are handed back at
+    once) of `recipe` playing `games` games."""
     import torch
 
     from agents.config import load_config
@@ -59,7 +83,7 @@ def _collector(recipe: str, games: int, seed: int):
         actors.receive()
         return actors.frames() - before
 
-    return play
+    return play, _NetworkClock(actors.collector.agent)
 
 
 def _rate(play, seconds: float) -> float:
@@ -72,8 +96,9 @@ def _rate(play, seconds: float) -> float:
 
 def run_actor_bench(seconds: float = 5.0, rounds: int = 2, seed: int = 0, sizes=ACTOR_SIZES,
                     recipes=tuple(RECIPES), log=None) -> dict[str, Any]:
-    """{recipe: {"frames_per_s": {K: best rate}, "ratio_to_one_game": {K: ratio}}}, plus the
-    settings; every (recipe, K) is timed once per round, in the same order each round."""
+    """{recipe: {"frames_per_s": {K: best rate}, "ratio_to_one_game": {K: ratio},
+    "network_us_per_action": {K: µs or None}}}, plus the settings; every (recipe, K) is timed
+    once per round, in the same order each round."""
     import torch
     from threadpoolctl import threadpool_limits
 
@@ -82,7 +107,7 @@ def run_actor_bench(seconds: float = 5.0, rounds: int = 2, seed: int = 0, sizes=
     players = {(r, k): _collector(r, k, seed) for r in recipes for k in sizes}
     best: dict[tuple[str, int], float] = {}
     for i in range(rounds):
-        for key, play in players.items():
+        for key, (play, _clock) in players.items():
             rate = _rate(play, seconds)
             best[key] = max(best.get(key, 0.0), rate)
             if log:
@@ -92,7 +117,8 @@ def run_actor_bench(seconds: float = 5.0, rounds: int = 2, seed: int = 0, sizes=
         rates = {k: best[(r, k)] for k in sizes}
         one = rates.get(1)
         report[r] = {"frames_per_s": rates,
-                     "ratio_to_one_game": {k: v / one for k, v in rates.items()} if one else {}}
+                     "ratio_to_one_game": {k: v / one for k, v in rates.items()} if one else {},
+                     "network_us_per_action": {k: players[(r, k)][1].us_per_action() for k in sizes}}
     return report
 
 

@@ -136,29 +136,32 @@ class Collector:
         starts = (np.cumsum(counts) - counts).tolist()
         taught = self.taught[rows]
         choice = np.zeros(rows.size, dtype=np.int64)
-        action_rows = np.empty((len(legal), agent.row_size), dtype=np.float32)
+        taken = np.empty((rows.size, agent.row_size), dtype=np.float32)  # the row of each decision's move
         own = ~taught
-        if own.any():
-            sel = np.repeat(own, counts)
-            choice[own], action_rows[sel] = agent.choose_many(obs[own], masks[own], legal[sel], counts[own])
-        if taught.any():
+        if own.any():  # only the rows of the moves made are built
+            choice[own], taken[own] = agent.choose_many(obs[own], masks[own], legal[np.repeat(own, counts)],
+                                                        counts[own], "taken")
+        if taught.any():  # the rows of every legal move: the demo and the other are among them
+            action_rows = np.empty((len(legal), agent.row_size), dtype=np.float32)
             sel = np.repeat(taught, counts)
             action_rows[sel] = agent.action_rows_many(obs[taught], masks[taught], legal[sel], counts[taught])
         nets = agent.networks_of(obs).tolist()
-        no_row = self._no_row
-        for i, b in enumerate(rows.tolist()):
-            a, c = starts[i], int(counts[i])
-            seat = int(turn.seats[b])
-            if taught[i]:
+        untaught = (False, self._no_row, self._no_row)
+        picks = []  # index in `legal` of each decision's move
+        for i, (b, seat, a, c, t, k) in enumerate(zip(rows.tolist(), turn.seats[rows].tolist(), starts, counts.tolist(),
+                                                      taught.tolist(), choice.tolist(), strict=True)):
+            if t:
                 demo = int(np.searchsorted(legal[a:a + c], self.teacher.act(obs[i], masks[i])))
                 k = int(self.rng.integers(c)) if self.rng.random() < self.cfg.epsilon else demo
                 other = int(self.rng.integers(c - 1))
                 other += other >= demo  # uniform over the legal moves but the teacher's
+                taken[i] = action_rows[a + k]
                 extra = (True, action_rows[a + demo], action_rows[a + other])
             else:
-                k, extra = int(choice[i]), (False, no_row, no_row)
-            turn.actions[b] = legal[a + k]
-            tables[b].records[seat].append((nets[i], obs[i], action_rows[a + k], guard_label(games[b], seat), *extra))
+                extra = untaught
+            picks.append(a + k)
+            tables[b].records[seat].append((nets[i], obs[i], taken[i], guard_label(games[b], seat), *extra))
+        turn.actions[rows] = legal[picks]
 
     def _stage(self, table: Table, scores) -> None:
         """An ended game's learner decisions, each with its seat's Monte-Carlo return, to staging."""
@@ -174,8 +177,9 @@ class Collector:
         T = self.cfg.unroll_length
         chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
         obs, action, target, guard, taught, demo, other = zip(*chunk, strict=True)
-        return (np.stack(obs), np.stack(action), np.array(target, dtype=np.float32), np.array(guard, dtype=np.int64),
-                np.array(taught, dtype=bool), np.stack(demo), np.stack(other))
+        rows = [np.array(part, dtype=np.float32) for part in (obs, action, demo, other)]  # 2-3x np.stack's speed
+        return (rows[0], rows[1], np.array(target, dtype=np.float32), np.array(guard, dtype=np.int64),
+                np.array(taught, dtype=bool), rows[2], rows[3])
 
     def _flush(self, net: int) -> bool:
         """Move one slot's worth of staged rows into a free slot; False when none is free

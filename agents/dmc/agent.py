@@ -14,7 +14,7 @@ from ..guard_head import GuardHead, NumpyGuardHead
 from ..networks import ActionScorer, NumpyScorer
 from ..view import SeatView
 from .config import checkpoint_networks
-from .model import network_names, role_index
+from .model import network_names, role_index, role_indices
 
 
 def dmc_compatibility(rules: Rules) -> dict:
@@ -42,7 +42,8 @@ class DMCAgent:
         self.row_size = action_row_size(rules, advice)
         self._role_slice = observation_layout(rules)["my_role"].span
         self.nets = nets
-        self._numpy = [NumpyScorer(net) for net in nets]
+        # scoring by id (`NumpyScorer.score_ids`): the static part of the rows is a per-id table
+        self._numpy = [NumpyScorer(net, static=self.features) for net in nets]
         self.epsilon = epsilon
         self.rng = np.random.default_rng(seed)
         self._guard = [NumpyGuardHead(h) for h in guard_heads] if guard_heads else None
@@ -121,6 +122,11 @@ class DMCAgent:
         return self._numpy[self.network_of(observation)].scores(observation, rows)
 
     @property
+    def scorers(self) -> list[NumpyScorer]:
+        """The numpy scorers of `nets`, in their order (what `choose_many` and `scores` call)."""
+        return self._numpy
+
+    @property
     def has_guard_head(self) -> bool:
         """Trained with the guard-belief head (`agents.guard_head`)."""
         return self._guard is not None
@@ -140,34 +146,61 @@ class DMCAgent:
         """`network_of` of every row of `observations` (n, O) -> (n,) int64."""
         if len(self.nets) == 1:
             return np.zeros(len(observations), dtype=np.int64)
-        return np.array([role_index(o[self._role_slice]) for o in observations], dtype=np.int64)
+        return role_indices(observations[:, self._role_slice])
 
     def action_rows_many(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
                          counts: np.ndarray) -> np.ndarray:
         """`action_rows` of n decisions at once, row after row (sum(counts), A): `observations`
         (n, O), their `masks` (n, N) and their legal ids ragged (`legal`, `counts[i]` of them
         for decision i)."""
-        rows = self.features[legal]
+        return self._rows(legal, self._advice_many(observations, masks, legal, counts))
+
+    def _advice_many(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
+                     counts: np.ndarray) -> np.ndarray | None:
+        """The advice columns of n decisions (sum(counts), A - S) (arguments as
+        `action_rows_many`), or None without advice."""
         if self.advice is None:
-            return rows
+            return None
         starts = (np.cumsum(counts) - counts).tolist()
-        advice = [self.advice.rows(o, m, legal[a:a + c])
-                  for o, m, a, c in zip(observations, masks, starts, counts.tolist(), strict=True)]
-        return np.concatenate([rows, np.concatenate(advice)], axis=1)
+        return np.concatenate([self.advice.rows(o, m, legal[a:a + c])
+                               for o, m, a, c in zip(observations, masks, starts, counts.tolist(), strict=True)])
+
+    def _rows(self, ids: np.ndarray, advice: np.ndarray | None) -> np.ndarray:
+        """The rows of the actions `ids`: their static features, then their `advice` columns."""
+        rows = self.features[ids]
+        return rows if advice is None else np.concatenate([rows, advice], axis=1)
 
     def choose_many(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
-                    counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    counts: np.ndarray, rows: str = "all") -> tuple[np.ndarray, np.ndarray]:
         """n decisions at once, ε-greedy in Q (arguments as `action_rows_many`). Returns the
-        index of each choice within its decision's legal ids (n,) and the action rows the
-        network read (sum(counts), A), as `act_with_row` gives one decision's. The network
-        runs once per network for the whole batch (`NumpyScorer.score_segments`)."""
-        rows = self.action_rows_many(observations, masks, legal, counts)
-        q = np.empty(len(rows), dtype=np.float32)
-        nets = self.networks_of(observations)
-        for net in np.unique(nets).tolist():
-            mine = nets == net
-            sel = np.repeat(mine, counts)
-            q[sel] = self._numpy[net].score_segments(observations[mine], counts[mine], rows[sel])
+        index of each choice within its decision's legal ids (n,) and action rows: with
+        `rows` "all", the rows the network read (sum(counts), A), as `act_with_row` gives one
+        decision's; with "taken", the rows of the chosen actions only (n, A), what an actor
+        stores for the learner, without building the static rows of the others. The network
+        runs once per network for the whole batch, by action id (`NumpyScorer.score_ids`)."""
+        if rows not in ("all", "taken"):
+            raise ValueError(f"rows must be 'all' or 'taken', got {rows!r}")
+        best, advice = self._choose(observations, masks, legal, counts)
+        if rows == "all":
+            return best, self._rows(legal, advice)
+        taken = np.cumsum(counts) - counts + best
+        return best, self._rows(legal[taken], None if advice is None else advice[taken])
+
+    def _choose(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
+                counts: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ε-greedy choices (n,) of `choose_many`, and the advice columns the network read
+        (`_advice_many`)."""
+        advice = self._advice_many(observations, masks, legal, counts)
+        if len(self._numpy) == 1:
+            q = self._numpy[0].score_ids(observations, counts, legal, advice)
+        else:
+            q = np.empty(len(legal), dtype=np.float32)
+            nets = self.networks_of(observations)
+            for net in np.unique(nets).tolist():
+                mine = nets == net
+                sel = np.repeat(mine, counts)
+                q[sel] = self._numpy[net].score_ids(observations[mine], counts[mine], legal[sel],
+                                                    None if advice is None else advice[sel])
         # argmax within each decision (the first best, as np.argmax of one decision's scores)
         n = len(counts)
         starts = np.cumsum(counts) - counts
@@ -177,7 +210,7 @@ class DMCAgent:
         if self.epsilon:
             explore = np.flatnonzero(self.rng.random(n) < self.epsilon)
             best[explore] = (self.rng.random(explore.size) * counts[explore]).astype(np.int64)
-        return best, rows
+        return best, advice
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]

@@ -31,3 +31,12 @@ def role_index(my_role: np.ndarray) -> int:
 
     hot = np.flatnonzero(my_role)
     return _MY_ROLE_TO_NET[MY_ROLES[hot[0]]] if hot.size else 0
+
+
+def role_indices(my_roles: np.ndarray) -> np.ndarray:
+    """`role_index` of every row of `my_roles` (n, len(MY_ROLES)) at once -> (n,) int64."""
+    from baohuang_env.encoding import MY_ROLES
+
+    nets = np.array([_MY_ROLE_TO_NET[r] for r in MY_ROLES], dtype=np.int64)
+    hot = my_roles != 0
+    return np.where(hot.any(axis=1), nets[hot.argmax(axis=1)], 0)
