@@ -65,9 +65,19 @@ def start_method(mp_context: Any = None) -> Any:
     return mp_context
 
 
-def chunk_size(num_deals: int, workers: int) -> int:
-    """Deals per job: about four jobs per worker, at most 20 deals each."""
-    return max(1, min(20, math.ceil(num_deals / (4 * max(1, workers)))))
+#: Games per job, at least and (unless 20 deals hold more) at most: a job's games play at once
+#: (`play_games`), and a batch of a dozen or so plays them slower than one at a time did; a job
+#: of more shows progress seldom.
+JOB_GAMES = (64, 200)
+
+
+def chunk_size(num_deals: int, workers: int, games_per_deal: int = 1) -> int:
+    """Deals per job: about four jobs per worker, each of `JOB_GAMES` games, `games_per_deal` a
+    deal, and up to 20 deals whatever their games (the seat protocol's 10 games a deal: 7 to 20
+    deals a job; the team protocol's 2: 32 to 100)."""
+    least = math.ceil(JOB_GAMES[0] / games_per_deal)
+    most = max(20, math.ceil(JOB_GAMES[1] / games_per_deal))
+    return max(1, min(most, max(least, math.ceil(num_deals / (4 * max(1, workers))))))
 
 
 #: Per worker process: the agents built for the current evaluation (keyed by a run token).
@@ -95,7 +105,7 @@ def play_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: tuple[int,
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     token = uuid.uuid4().hex
-    size = chunk_size(len(seeds), workers)
+    size = chunk_size(len(seeds), workers, protocol.games_per_deal)
     jobs = []
     for i, (a, b) in enumerate(pairs):
         pdir = None
@@ -141,4 +151,4 @@ def _run_in_pool(pool: Executor, jobs: list, chunks: dict, progress: Progress, p
         chunks[i].append(ordered[n])
 
 
-__all__ = ["Progress", "chunk_size", "play_pairs", "start_method"]
+__all__ = ["JOB_GAMES", "Progress", "chunk_size", "play_pairs", "start_method"]

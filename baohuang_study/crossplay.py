@@ -80,9 +80,9 @@ def crossplay_chunk(specs: Sequence[str], reference: str, rules_dict: dict[str, 
 
 
 def _play(specs, reference, rules, seeds, modes, workers, log) -> list[tuple]:
-    size = chunk_size(len(seeds), workers)
-    chunks = [list(seeds[k:k + size]) for k in range(0, len(seeds), size)]
     games = len(specs) ** 2 * len(modes)
+    size = chunk_size(len(seeds), workers, games)
+    chunks = [list(seeds[k:k + size]) for k in range(0, len(seeds), size)]
     progress = Progress(len(seeds) * games, log, "crossplay")
     rows: list[tuple] = []
     try:
