@@ -23,8 +23,9 @@ Every turn moves every game once:
 
 Deals are drawn from the trainer's `rng` in the training seed range (`TRAIN_SEED_START` up),
 so no evaluation deal is ever trained on; an ended game's row restarts within the same turn
-(the batched engine's "same_step" autoreset) with a new table. A trainer reads a row's roles
-through `roles(row)`, not its `Game`.
+(the batched engine's "same_step" autoreset) with a new table. The games run on the array
+engine (`BatchedGames(engine="arrays")`, the play phase on compiled kernels): a trainer reads a
+row's roles through `roles(row)`, not its `Game` (which `games` rebuilds on each access).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ class TrainingGames:
         self.mix, self.rng, self._snapshot = mix, rng, snapshot
         self.bots: dict[Hashable, list[Agent]] = {}  # (row, spec) -> that row's per-seat agents
         self.batch = BatchedGames(rules, num_games, autoreset="same_step", observe=False,
-                                  next_seed=self._deal, records=False)
+                                  next_seed=self._deal, records=False, engine="arrays")
         self.tables: list[Table] = []
         step = self.batch.reset([self._deal(b) for b in range(num_games)])
         self.tables = [self._new_table(b) for b in range(num_games)]

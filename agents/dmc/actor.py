@@ -128,7 +128,7 @@ class Collector:
         row): in a taught game the move is the teacher's (ε-greedy), and the rows of its move
         and of another legal move (uniform) go along for the margin loss; in the others it
         is the learner's, all scored in one call."""
-        games, tables, agent = self.games.games, self.games.tables, self.agent
+        games, tables, agent = self.games, self.games.tables, self.agent
         rows = turn.learner
         obs = self.games.observe(rows)
         legal, counts = turn.legal_ids(rows)
@@ -160,7 +160,7 @@ class Collector:
             else:
                 extra = untaught
             picks.append(a + k)
-            tables[b].records[seat].append((nets[i], obs[i], taken[i], guard_label(games[b], seat), *extra))
+            tables[b].records[seat].append((nets[i], obs[i], taken[i], guard_label(games.roles(b), seat), *extra))
         turn.actions[rows] = legal[picks]
 
     def _stage(self, table: Table, scores) -> None:
