@@ -172,7 +172,7 @@ class OldCollector(Collector):
         return score
 
     def _learner_moves(self, turn) -> None:
-        games, tables, agent = self.games.games, self.games.tables, self.agent
+        games, tables, agent = self.games, self.games.tables, self.agent
         rows = turn.learner
         obs = self.games.observe(rows)
         legal, counts = turn.legal_ids(rows)
@@ -201,7 +201,8 @@ class OldCollector(Collector):
             else:
                 k, extra = int(choice[i]), (False, self._no_row, self._no_row)
             turn.actions[b] = legal[a + k]
-            tables[b].records[seat].append((nets[i], obs[i], action_rows[a + k], guard_label(games[b], seat), *extra))
+            label = guard_label(games.roles(b), seat)
+            tables[b].records[seat].append((nets[i], obs[i], action_rows[a + k], label, *extra))
 
 
 SELF_PLAY = ["advice=none", "teacher=", "teacher_frames=0", "opponent_mix=self=1"]
