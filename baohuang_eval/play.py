@@ -31,9 +31,11 @@ import numpy as np
 
 from baohuang_env.actions import PASS
 from baohuang_env.agent import AGENT_KINDS, Agent, act_each, make_agent
-from baohuang_env.batched import BatchedGames
 from baohuang_env.game import Game, GameResult, IllegalActionError
 from baohuang_env.rules import Rules
+
+if typing.TYPE_CHECKING:
+    from baohuang_env.batched import BatchedGames
 
 #: Composition tags that enter the agent seeds: "A" / "B" in the seat protocol, and tags of
 #: their own for team games, so team games never reuse the seeds of seat games.
@@ -159,6 +161,10 @@ def _batch(rules: Rules, rows: int, records: bool) -> Iterator[BatchedGames]:
     "arrays" engine (the play phase on compiled kernels, the same games as "games" move for
     move): with "games", every row's mask is the scalar Game's and a batch of cheap bots plays
     slower than the games one at a time did (docs/evaluation.md, "How games are played")."""
+    # imported here: the batched engine brings numba (0.2 s), which a pool's main process,
+    # playing no game, does without
+    from baohuang_env.batched import BatchedGames
+
     idle: dict[tuple, BatchedGames] = _IDLE_BATCHES.__dict__.setdefault("batches", {})
     key = (rules, rows, records)
     batch = idle.pop(key, None)
