@@ -3,9 +3,9 @@
 
 Agents are compared on seeded duplicate deals (`deals`) under one of two protocols: "seat",
 duplicate rotation (`seat`), or "team", side duplicate (`team`). Games are played from agent
-specs (`play`) over worker processes (`pool`); the results become statistics (`stats`),
-league ratings (`ratings`) and a `Report` (`report`), which `write_report` (`writers`) saves
-as report.json, report.md and report.png.
+specs, a job's games at once on the batched engine (`play.play_games`), over worker processes
+(`pool`); the results become statistics (`stats`), league ratings (`ratings`) and a `Report`
+(`report`), which `write_report` (`writers`) saves as report.json, report.md and report.png.
 
     report = evaluate_agents(["greedy", "autoplay", "random"], deal_range(2000, rules=rules), pairs="all")
     write_report(report, "runs/eval/x")
