@@ -1,10 +1,16 @@
 """B games of one rule set in lockstep, each at its own acting seat (self-play at batch speed).
 
-`BatchedGames` holds B `Game` objects and steps them together: every rule is the scalar
-`Game`'s (the rows' state lives in their Games, nothing is copied or re-implemented here); what
-is batched is the boundary a learner sees, pgx/EnvPool-style: one array of actions in, one
-`BatchStep` of arrays out, the masks from `batch.legal_masks` and the acting seats'
-observations from `Encoder.encode_many`. A faster kernel can later sit behind this API.
+`BatchedGames` steps B games together, pgx/EnvPool-style: one array of actions in, one
+`BatchStep` of arrays out. Two engines sit behind that API (`engine`, `ENGINES`):
+
+* "arrays" (the default): a row's deal and role phase run on its scalar `Game`; once its
+  roles are fixed its play phase moves into arrays over the rows, stepped, masked and
+  observed by compiled kernels (`baohuang_env.play_arrays`, which says which play-phase
+  rules exist there a second time and why, and tests/test_play_arrays.py pins to `Game`).
+  `games[b]` then rebuilds row b's `Game` from its seed and actions: exact, not cheap;
+  `roles(b)` reads a row's phase and roles without it.
+* "games": every row is a `Game` and every rule the `Game`'s; what is batched is the
+  boundary: the masks from `batch.legal_masks`, the observations from `Encoder.encode_many`.
 
     games = BatchedGames(get_rules("jj"), 256)
     step = games.reset(seeds=range(256))
@@ -48,8 +54,8 @@ from .play_arrays import EMPEROR, GUARD, OVER, SEAT, PlayArrays, pick_legal
 from .rules import Rules, get_rules
 
 AUTORESET_MODES = ("next_step", "same_step", "none")
-#: How a batch keeps its rows (`BatchedGames(engine=...)`): "arrays", the play phase of every
-#: row in arrays stepped by compiled kernels (`baohuang_env.play_arrays`, the fast one), or
+#: How a batch keeps its rows (`BatchedGames(engine=...)`): "arrays" (the default), the play
+#: phase of every row in arrays stepped by compiled kernels (`baohuang_env.play_arrays`), or
 #: "games", every row a scalar `Game`.
 ENGINES = ("arrays", "games")
 
@@ -241,7 +247,7 @@ class BatchedGames:
 
     def __init__(self, rules: Rules | str, num_games: int, autoreset: str = "next_step", observe: bool = True,
                  next_seed: Callable[[int], int] | None = None, records: bool = True,
-                 engine: str = "games") -> None:
+                 engine: str = "arrays") -> None:
         if autoreset not in AUTORESET_MODES:
             raise ValueError(f"autoreset {autoreset!r} is not supported; use one of {AUTORESET_MODES}")
         if engine not in ENGINES:
@@ -251,7 +257,7 @@ class BatchedGames:
         self.rules = get_rules(rules) if isinstance(rules, str) else rules
         #: "next_step", "same_step" or "none" (see the module docstring).
         self.autoreset = autoreset
-        #: "arrays" (the play phase on compiled kernels) or "games" (every row a `Game`).
+        #: "arrays" (the play phase on compiled kernels, the default) or "games" (every row a `Game`).
         self.engine = engine
         self.num_games = num_games
         #: Whether every step shows the acting seats' observations (else `observe(rows)`).
