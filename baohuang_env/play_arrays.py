@@ -101,6 +101,15 @@ def _advance(facts, seats, b, seat):
 
 
 @numba.njit(cache=True)
+def _play_cards(cards, b, seat, kind, count):
+    """`count` cards of `kind` leave `seat`'s hand and count as played (`Hands.play`)."""
+    if count:
+        cards[b, seat, kind] -= count
+        cards[b, PLAYED + seat, kind] += count
+        cards[b, TOTAL_PLAYED, kind] += count
+
+
+@numba.njit(cache=True)
 def _step_rows(rows, actions, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp,
                went_out):
     """Apply `actions[i]` (legal, already checked) at `rows[i]`. A row whose mover went out
@@ -122,23 +131,11 @@ def _step_rows(rows, actions, facts, seats, cards, history, log, rank, n, small,
             _advance(facts, seats, b, seat)
             continue
         p = a - FIRST_PLAY
-        r, c, s, bg, x = rank[p], n[p], small[p], big[p], special[p]
-        if c:
-            cards[b, seat, r] -= c
-            cards[b, PLAYED + seat, r] += c
-            cards[b, TOTAL_PLAYED, r] += c
-        if s:
-            cards[b, seat, sj] -= s
-            cards[b, PLAYED + seat, sj] += s
-            cards[b, TOTAL_PLAYED, sj] += s
-        if bg:
-            cards[b, seat, bj] -= bg
-            cards[b, PLAYED + seat, bj] += bg
-            cards[b, TOTAL_PLAYED, bj] += bg
-        if x:
-            cards[b, seat, sp] -= x
-            cards[b, PLAYED + seat, sp] += x
-            cards[b, TOTAL_PLAYED, sp] += x
+        c, s, bg, x = n[p], small[p], big[p], special[p]
+        _play_cards(cards, b, seat, rank[p], c)
+        _play_cards(cards, b, seat, sj, s)
+        _play_cards(cards, b, seat, bj, bg)
+        _play_cards(cards, b, seat, sp, x)
         seats[b, CARDS_LEFT, seat] -= c + s + bg + x
         # a marked card is played when its holder has none of its kind left (§4.9)
         if seat == facts[b, GUARD_CARD_SEAT] and cards[b, seat, facts[b, GUARD_CARD_KIND]] == 0:
