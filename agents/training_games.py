@@ -38,6 +38,7 @@ import numpy as np
 
 from baohuang_env.agent import Agent, act_each
 from baohuang_env.batched import BatchedGames, RowRoles
+from baohuang_env.play_arrays import legal_counts
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import PLAY, Game, GameResult
 from baohuang_env.rules import Rules
@@ -153,7 +154,7 @@ class TrainingGames:
     def turn(self) -> Turn:
         """The next move of every game, with the forced moves and the bots' moves chosen."""
         seats, masks = self._seat, self._mask
-        counts = np.count_nonzero(masks, axis=1)
+        counts = legal_counts(masks.view(np.uint8))  # a compiled pass: np.count_nonzero is 20x slower here
         actions = np.full(self.num_games, -1, dtype=np.int64)
         forced = np.flatnonzero(counts == 1)
         actions[forced] = masks[forced].argmax(axis=1)
