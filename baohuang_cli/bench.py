@@ -309,6 +309,8 @@ def _profile_batch(rules, size: int, seconds: float, seed: int) -> dict[str, Any
     masks = np.empty((size, encoder.table.num_actions), dtype=np.int8)
     obs = np.empty((size, encoder.size), dtype=np.float32)
     spent = dict.fromkeys(("masks", "observations", "choose_actions", "game_step"), 0.0)
+    legal_masks(games, out=masks)
+    random_legal(masks, np.random.default_rng(seed))  # compiled on first use: not a step's time
     dealt, steps, clock = seed + size, 0, time.perf_counter
     t_start = clock()
     while steps == 0 or clock() - t_start < seconds:
