@@ -30,8 +30,10 @@ from agents.ppo.config import PPOConfig
 from agents.ppo.trainer import train as train_ppo
 from agents.ray_backend import INSTALL_HINT, actor_seed
 
+# two games per actor: a rollout is then a few hundred frames, as the resume test's budget of
+# 500 more frames assumes (128 games make a rollout of ~16,000, which can end the budget first)
 DMC_TINY = ["unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16", "eval_minutes=0",
-            "log_seconds=1000", "checkpoint_minutes=100"]
+            "log_seconds=1000", "checkpoint_minutes=100", "games_per_actor=2"]
 PPO_TINY = ["num_games=8", "rollout_decisions=256", "minibatch_size=128", "update_epochs=1", "hidden=32", "head=16",
             "value_hidden=32", "eval_minutes=0", "log_seconds=1000", "checkpoint_minutes=100"]
 
