@@ -147,16 +147,12 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
         # act_one's rule, written out: a call per agent would cost a tenth of the cheapest bots' move
         return [int(agent.act(obs.get(j, NO_OBSERVATION), mask))
                 for j, (agent, mask) in enumerate(zip(agents, masks, strict=True))]
-    out = [0] * len(agents)
     if len(randoms) == len(agents):
         return RandomAgent.act_many(agents, np.asarray(masks))
-    for j, a in zip(randoms, RandomAgent.act_many([agents[j] for j in randoms], np.asarray(masks)[randoms]),
-                    strict=True):
-        out[j] = a
-    rest = set(range(len(agents))).difference(randoms)
-    for j in sorted(rest):
-        out[j] = int(agents[j].act(obs.get(j, NO_OBSERVATION), masks[j]))
-    return out
+    drawn = dict(zip(randoms, RandomAgent.act_many([agents[j] for j in randoms], np.asarray(masks)[randoms]),
+                     strict=True))
+    return [drawn[j] if j in drawn else int(agent.act(obs.get(j, NO_OBSERVATION), mask))
+            for j, (agent, mask) in enumerate(zip(agents, masks, strict=True))]
 
 
 class RandomAgent:
