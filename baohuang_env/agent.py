@@ -179,13 +179,19 @@ class RandomAgent:
     @staticmethod
     def act_many(agents: Sequence[RandomAgent], masks: np.ndarray) -> list[int]:
         """`agents[j].act(_, masks[j])` for every j (int8 masks (n, N)), the same draws from
-        each agent's own generator, with the legal counts and the k-th legal ids of all rows
-        found in two passes over the batch instead of a `nonzero` per row."""
-        from .play_arrays import kth_legal, legal_counts  # compiled with Numba: imported only by a batch
+        each agent's own generator, with the legal counts, the draws (`draws.integers_below`,
+        for generators on PCG64) and the k-th legal ids of all rows found in compiled passes
+        over the batch instead of a `nonzero` and a numpy call per row."""
+        from .draws import drawable, integers_below, state_addresses  # compiled with Numba: imported by a batch
+        from .play_arrays import kth_legal, legal_counts
 
         masks = (masks if masks.dtype.itemsize == 1 else masks != 0).view(np.uint8)
-        ks = np.array([agent.rng.integers(c) for agent, c in zip(agents, legal_counts(masks).tolist(), strict=True)],
-                      dtype=np.int64)
+        counts = legal_counts(masks)
+        rngs = [agent.rng for agent in agents]
+        if all(map(drawable, rngs)):
+            ks = integers_below(state_addresses(rngs), counts)  # `rngs` keeps the generators alive
+        else:
+            ks = np.array([rng.integers(c) for rng, c in zip(rngs, counts.tolist(), strict=True)], dtype=np.int64)
         return kth_legal(masks, ks).tolist()
 
 

@@ -127,6 +127,9 @@ class _GameRows:
         game = self.games[b]
         return RowRoles(game.phase, game.emperor, game.guard)
 
+    def in_play_phase(self, rows: np.ndarray) -> np.ndarray:
+        return np.array([self.games[b].phase == PLAY for b in rows.tolist()], dtype=bool)
+
     def step(self, live: np.ndarray, acts: np.ndarray, records: bool) -> list[tuple[int, GameResult, Any]]:
         ended = []
         games = self.games
@@ -178,6 +181,9 @@ class _ArrayRows:
         f = self.arrays.facts[b]
         return RowRoles(OVER_PHASE if f[OVER] else PLAY, int(f[EMPEROR]), int(f[GUARD]))
 
+    def in_play_phase(self, rows: np.ndarray) -> np.ndarray:
+        return self.in_arrays[rows] & (self.arrays.facts[rows, OVER] == 0)
+
     def seats(self) -> np.ndarray:
         seats = self.arrays.facts[:, SEAT].astype(np.int64)
         for b, game in self.role_games.items():
@@ -202,6 +208,13 @@ class _ArrayRows:
         if to_play:
             self._load(to_play)
         return sorted(ended, key=lambda e: e[0])  # in row order, as the games engine gives them
+
+    def play_random(self, rows: np.ndarray, until: np.ndarray, states: np.ndarray, records: bool
+                    ) -> tuple[list[tuple[int, GameResult, Any]], np.ndarray]:
+        ended, last = self.arrays.play_random(rows, until, states)
+        arrays = self.arrays
+        return [(b, result, replay_record(self.rules, arrays.seed[b], arrays.actions_of(b), result) if records
+                 else None) for b, result in sorted(ended, key=lambda e: e[0])], last
 
     def masks(self, out: np.ndarray, rows: np.ndarray) -> None:
         live = rows[self.in_arrays[rows] & (self.arrays.facts[rows, OVER] == 0)]
@@ -345,6 +358,45 @@ class BatchedGames:
             for b, _result, _record in ended:
                 self._restart(b)
         return self._show(ended, None if rows is None else changed)
+
+    def in_play_phase(self, rows: Sequence[int] | np.ndarray) -> np.ndarray:
+        """(len(rows),) bool: whether each row's game is in its play phase (roles fixed, not
+        over), cheap on both engines."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        return self._rows.in_play_phase(rows)
+
+    def play_random(self, rows: Sequence[int] | np.ndarray, until: Sequence[int] | np.ndarray,
+                    states: np.ndarray) -> BatchStep:
+        """Play on in the play-phase rows of `rows` by `RandomAgent`'s rule, many moves in one
+        compiled call, until in each the seat `until[i]` is to act or the deal is over: the
+        acting seat s of `rows[i]` takes its k-th legal action (ascending) for k =
+        `rng.integers(legal count)` of the generator whose bit generator state is at
+        `states[i, s]` (`draws.state_addresses` of PCG64 generators, which the caller keeps
+        alive; `states[i, until[i]]` is never read). The moves, the generators' draws and the
+        results are those of `RandomAgent.act` called at every one of those turns: this is
+        how a batch of random opponents moves without a Python call per move.
+
+        Rows in their role phase, or whose game has ended, are left as they are (a caller
+        steps those one move at a time). Engine "arrays" only."""
+        if self.engine != "arrays":
+            raise ValueError(f"play_random needs engine 'arrays', not {self.engine!r}")
+        if self._mask is None:
+            raise RuntimeError("reset() the batch before stepping it")
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        until = np.asarray(until, dtype=np.int64).reshape(-1)
+        states = np.asarray(states, dtype=np.uint64)
+        if until.shape != rows.shape or states.shape != (rows.size, NUM_SEATS):
+            raise ValueError(f"give a seat and {NUM_SEATS} generator states per row: {rows.size} rows, "
+                             f"until {until.shape}, states {states.shape}")
+        playing = self._rows.in_play_phase(rows)
+        rows, until, states = rows[playing], until[playing], states[playing]
+        ended, last = self._rows.play_random(rows, until, states, self.records)
+        moved = last >= 0
+        self._last_mover[rows[moved]] = last[moved]
+        if self.autoreset == "same_step":
+            for b, _result, _record in ended:
+                self._restart(b)
+        return self._show(ended, np.sort(rows[moved]))
 
     def _check(self, acts: np.ndarray, exempt: np.ndarray) -> None:
         """Raise IllegalActionError for the first row, not `exempt`, whose action its mask

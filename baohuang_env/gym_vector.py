@@ -33,9 +33,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .actions import PASS
-from .agent import Agent, act_each
+from .agent import Agent, RandomAgent, act_each
 from .batched import BatchedGames, BatchStep
 from .cards import NUM_SEATS
+from .draws import drawable, state_addresses
 from .game import GameResult, IllegalActionError
 from .gym_env import MAX_DEALS_PER_EPISODE, BaohuangGymEnv, episode_seeds
 from .rewards import reward
@@ -81,6 +82,10 @@ class BaohuangVectorEnv(VectorEnv):
         self._over = np.ones(num_envs, dtype=bool)  # the episode is over (the game ended, or an illegal move)
         self._autoreset = np.zeros(num_envs, dtype=bool)  # ended at the last step: reset at this one
         self._masks = np.zeros((num_envs, first.action_space.n), dtype=np.int8)
+        # envs whose opponents all move at random (`_note_random_opponents`)
+        self._all_random = np.zeros(num_envs, dtype=bool)
+        self._rng_states = np.zeros((num_envs, NUM_SEATS), dtype=np.uint64)
+        self._random_rngs: list[list[np.random.Generator] | None] = [None] * num_envs
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool masks of the learners' legal actions; PASS alone in an env whose episode is over."""
@@ -199,7 +204,20 @@ class BaohuangVectorEnv(VectorEnv):
         for i in rows:
             self.learners[i], deal = episode_seeds(self._rngs[i], self.learner_seat_option, self.opponents[i])
             deals.append(deal)
+            self._note_random_opponents(i)
         return deals
+
+    def _note_random_opponents(self, i: int) -> None:
+        """Whether env i's four opponents are `RandomAgent`s on PCG64 generators, whose moves
+        `BatchedGames.play_random` then makes in the play phase; their generators' states
+        by seat (the generators kept alive beside them: a reset opponent has a new one)."""
+        opponents = self.opponents[i]
+        rngs = [getattr(agent, "rng", None) for agent in opponents]
+        self._all_random[i] = all(type(a) is RandomAgent for a in opponents) and all(map(drawable, rngs))
+        if self._all_random[i]:
+            seats = (self.learners[i] + 1 + np.arange(NUM_SEATS - 1)) % NUM_SEATS
+            self._rng_states[i, seats] = state_addresses(rngs)
+            self._random_rngs[i] = rngs
 
     def _record(self, step: BatchStep) -> None:
         self._step = step
@@ -213,6 +231,12 @@ class BaohuangVectorEnv(VectorEnv):
         while True:
             seats = self._step.seat
             waiting = rows[(seats[rows] >= 0) & (seats[rows] != learners[rows])]
+            randoms = waiting[self._all_random[waiting]]
+            randoms = randoms[self.batch.in_play_phase(randoms)]
+            if randoms.size:  # their play phases in one compiled call, up to the learner's turn
+                self._record(self.batch.play_random(randoms, learners[randoms], self._rng_states[randoms]))
+                seats = self._step.seat
+                waiting = waiting[(seats[waiting] >= 0) & (seats[waiting] != learners[waiting])]
             if not waiting.size:
                 return
             agents = [opponents[i][(s - learners[i] - 1) % NUM_SEATS]

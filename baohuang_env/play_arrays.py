@@ -38,6 +38,7 @@ import numpy as np
 
 from .actions import DECISION_ID, FIRST_PLAY, MAX_BIG, MAX_SMALL, PASS, action_table
 from .cards import NUM_SEATS
+from .draws import integer_below
 from .encoding import Encoder
 from .game import PLAY, Game, GameResult, SettledRoles, deal_over, final_order, finished_result
 from .observation import HISTORY_LENGTH
@@ -112,48 +113,53 @@ def _play_cards(cards, b, seat, kind, count):
 @numba.njit(cache=True)
 def _step_rows(rows, actions, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp,
                went_out):
-    """Apply `actions[i]` (legal, already checked) at `rows[i]`. A row whose mover went out
-    is left at that point with `went_out` set: whether its deal is over is `deal_over`'s
-    call (`PlayArrays.step`), and the turn moves on by `_advance_rows` if not."""
+    """Apply `actions[i]` (legal, already checked) at `rows[i]` (`_step_row`)."""
     for i in range(rows.size):
-        b = rows[i]
-        a = actions[i]
-        seat = facts[b, SEAT]
-        log[b, facts[b, NUM_LOGGED]] = a
-        facts[b, NUM_LOGGED] += 1
-        h = facts[b, HISTORY_SIZE] % history.shape[1]
-        history[b, h, 0] = seat
-        history[b, h, 1] = a
-        facts[b, HISTORY_SIZE] += 1
-        if a < FIRST_PLAY:  # PASS, or APPLY_WIND (a logged pass, §9 #30)
-            facts[b, PASSES] += 1
-            seats[b, PASSED, seat] = 1
-            _advance(facts, seats, b, seat)
-            continue
-        p = a - FIRST_PLAY
-        c, s, bg, x = n[p], small[p], big[p], special[p]
-        _play_cards(cards, b, seat, rank[p], c)
-        _play_cards(cards, b, seat, sj, s)
-        _play_cards(cards, b, seat, bj, bg)
-        _play_cards(cards, b, seat, sp, x)
-        seats[b, CARDS_LEFT, seat] -= c + s + bg + x
-        # a marked card is played when its holder has none of its kind left (§4.9)
-        if seat == facts[b, GUARD_CARD_SEAT] and cards[b, seat, facts[b, GUARD_CARD_KIND]] == 0:
-            facts[b, GUARD_CARD_SEAT] = -1
-            facts[b, PUBLIC_GUARD] = seat
-        if bg and seat == facts[b, EMPEROR_CARD_SEAT] and cards[b, seat, bj] == 0:
-            facts[b, EMPEROR_CARD_SEAT] = -1
-        facts[b, TOP] = p
-        facts[b, TOP_PLAYER] = seat
-        facts[b, PASSES] = 0
-        seats[b, PASSED, :] = 0
-        if seats[b, CARDS_LEFT, seat] == 0:
-            seats[b, FINISH_ORDER, facts[b, NUM_OUT]] = seat
-            facts[b, NUM_OUT] += 1
-            seats[b, PLACES, seat] = facts[b, NUM_OUT]
-            went_out[b] = 1
-        else:
-            _advance(facts, seats, b, seat)
+        _step_row(rows[i], actions[i], facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp,
+                  went_out)
+
+
+@numba.njit(cache=True)
+def _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out):
+    """Apply action `a` (legal) at row b. A row whose mover went out is left at that point
+    with `went_out` set: whether its deal is over is `deal_over`'s call (`PlayArrays.step`),
+    and the turn moves on by `_advance_rows` if not."""
+    seat = facts[b, SEAT]
+    log[b, facts[b, NUM_LOGGED]] = a
+    facts[b, NUM_LOGGED] += 1
+    h = facts[b, HISTORY_SIZE] % history.shape[1]
+    history[b, h, 0] = seat
+    history[b, h, 1] = a
+    facts[b, HISTORY_SIZE] += 1
+    if a < FIRST_PLAY:  # PASS, or APPLY_WIND (a logged pass, §9 #30)
+        facts[b, PASSES] += 1
+        seats[b, PASSED, seat] = 1
+        _advance(facts, seats, b, seat)
+        return
+    p = a - FIRST_PLAY
+    c, s, bg, x = n[p], small[p], big[p], special[p]
+    _play_cards(cards, b, seat, rank[p], c)
+    _play_cards(cards, b, seat, sj, s)
+    _play_cards(cards, b, seat, bj, bg)
+    _play_cards(cards, b, seat, sp, x)
+    seats[b, CARDS_LEFT, seat] -= c + s + bg + x
+    # a marked card is played when its holder has none of its kind left (§4.9)
+    if seat == facts[b, GUARD_CARD_SEAT] and cards[b, seat, facts[b, GUARD_CARD_KIND]] == 0:
+        facts[b, GUARD_CARD_SEAT] = -1
+        facts[b, PUBLIC_GUARD] = seat
+    if bg and seat == facts[b, EMPEROR_CARD_SEAT] and cards[b, seat, bj] == 0:
+        facts[b, EMPEROR_CARD_SEAT] = -1
+    facts[b, TOP] = p
+    facts[b, TOP_PLAYER] = seat
+    facts[b, PASSES] = 0
+    seats[b, PASSED, :] = 0
+    if seats[b, CARDS_LEFT, seat] == 0:
+        seats[b, FINISH_ORDER, facts[b, NUM_OUT]] = seat
+        facts[b, NUM_OUT] += 1
+        seats[b, PLACES, seat] = facts[b, NUM_OUT]
+        went_out[b] = 1
+    else:
+        _advance(facts, seats, b, seat)
 
 
 @numba.njit(cache=True)
@@ -190,7 +196,17 @@ def _holds(hand, p, rank, n, small, big, special, num_ranks, sj, bj, sp, jokers_
 @numba.njit(cache=True)
 def _masks(rows, dest, facts, seats, cards, out, block_table, jokers_only, indptr, beaters, rank, n, small, big,
            special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind):
-    """Row `dest[i]` of `out`: the legal mask of `rows[i]`'s acting seat.
+    """Row `dest[i]` of `out`: the legal mask of `rows[i]`'s acting seat (`_mask_row`)."""
+    for i in range(rows.size):
+        _mask_row(rows[i], out[dest[i]], facts, seats, cards, block_table, jokers_only, indptr, beaters, rank, n,
+                  small, big, special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers,
+                  apply_wind)
+
+
+@numba.njit(cache=True)
+def _mask_row(b, o, facts, seats, cards, block_table, jokers_only, indptr, beaters, rank, n, small, big, special,
+              num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind):
+    """`o`: the legal mask of row b's acting seat.
 
     Leading, every play the hand holds: `ActionTable.legal_masks_batch`'s rank blocks (the
     same tables), hold-the-sixes fixed up after. Following, only the plays that beat the one
@@ -200,50 +216,83 @@ def _masks(rows, dest, facts, seats, cards, out, block_table, jokers_only, indpt
     width = block_table.shape[1]
     combos = width // 16
     grid = num_ranks * width
+    seat = facts[b, SEAT]
+    hand = cards[b, seat]
+    top = facts[b, TOP]
+    if top >= 0:
+        o[:] = 0
+        o[PASS] = 1
+        for q in range(indptr[top], indptr[top + 1]):
+            p = beaters[q]
+            if _holds(hand, p, rank, n, small, big, special, num_ranks, sj, bj, sp, jokers_only_plays,
+                      hold_sixes, six_no_jokers):
+                o[FIRST_PLAY + p] = 1
+        if apply_wind and facts[b, PASSES] == 0 and seats[b, CARDS_LEFT, facts[b, TOP_PLAYER]] == 0:
+            o[APPLY_WIND] = 1
+        return
+    ns = min(hand[sj], MAX_SMALL)
+    nbig = min(hand[bj], MAX_BIG)
+    j = ns * (MAX_BIG + 1) + nbig
+    if combos != (MAX_SMALL + 1) * (MAX_BIG + 1):  # a deck with SP: (small, big, special)
+        j = 2 * j + min(hand[sp], 1)
+    o[:FIRST_PLAY] = 0
+    for r in range(num_ranks):
+        src = block_table[hand[r] * combos + j]
+        base = FIRST_PLAY + r * width
+        for k in range(width):
+            o[base + k] = src[k]
+    src = jokers_only[j]
+    base = FIRST_PLAY + grid
+    for k in range(src.size):
+        o[base + k] = src[k] if jokers_only_plays else 0
+    sixes = hand[0]
+    if hold_sixes and sixes:
+        o[FIRST_PLAY:FIRST_PLAY + width] = 0
+        total = 0
+        for r in range(num_ranks):
+            total += hand[r]
+        if total == sixes:
+            if six_no_jokers:
+                if ns + nbig == 0:
+                    o[FIRST_PLAY + (sixes - 1) * combos] = 1
+            else:
+                o[FIRST_PLAY + (sixes - 1) * combos + j] = 1
+
+
+# ---------------------------------------------------------------------- kernels: random players
+@numba.njit  # not cached: `integer_below` calls numpy's bit generator at an address of this process
+def _play_random(rows, until, states, scratch, went_out, last_mover, facts, seats, cards, history, log, rank, n,
+                 small, big, special, sj, bj, sp, block_table, jokers_only, indptr, beaters, num_ranks,
+                 jokers_only_plays, hold_sixes, six_no_jokers, apply_wind):
+    """Each row `rows[i]` played on by `RandomAgent`'s rule until seat `until[i]` is to act,
+    the deal is over or a player went out (`went_out`, for `PlayArrays` to settle): the acting
+    seat takes its k-th legal action (ascending) for k = `Generator.integers(legal count)` of
+    the generator whose state is at `states[i, seat]` (`draws.integer_below`). `last_mover[i]`:
+    the seat that moved last (unchanged if none did). Returns how many moves were made."""
+    moves = 0
     for i in range(rows.size):
         b = rows[i]
-        seat = facts[b, SEAT]
-        hand = cards[b, seat]
-        o = out[dest[i]]
-        top = facts[b, TOP]
-        if top >= 0:
-            o[:] = 0
-            o[PASS] = 1
-            for q in range(indptr[top], indptr[top + 1]):
-                p = beaters[q]
-                if _holds(hand, p, rank, n, small, big, special, num_ranks, sj, bj, sp, jokers_only_plays,
-                          hold_sixes, six_no_jokers):
-                    o[FIRST_PLAY + p] = 1
-            if apply_wind and facts[b, PASSES] == 0 and seats[b, CARDS_LEFT, facts[b, TOP_PLAYER]] == 0:
-                o[APPLY_WIND] = 1
-            continue
-        ns = min(hand[sj], MAX_SMALL)
-        nbig = min(hand[bj], MAX_BIG)
-        j = ns * (MAX_BIG + 1) + nbig
-        if combos != (MAX_SMALL + 1) * (MAX_BIG + 1):  # a deck with SP: (small, big, special)
-            j = 2 * j + min(hand[sp], 1)
-        o[:FIRST_PLAY] = 0
-        for r in range(num_ranks):
-            src = block_table[hand[r] * combos + j]
-            base = FIRST_PLAY + r * width
-            for k in range(width):
-                o[base + k] = src[k]
-        src = jokers_only[j]
-        base = FIRST_PLAY + grid
-        for k in range(src.size):
-            o[base + k] = src[k] if jokers_only_plays else 0
-        sixes = hand[0]
-        if hold_sixes and sixes:
-            o[FIRST_PLAY:FIRST_PLAY + width] = 0
-            total = 0
-            for r in range(num_ranks):
-                total += hand[r]
-            if total == sixes:
-                if six_no_jokers:
-                    if ns + nbig == 0:
-                        o[FIRST_PLAY + (sixes - 1) * combos] = 1
-                else:
-                    o[FIRST_PLAY + (sixes - 1) * combos + j] = 1
+        while facts[b, SEAT] >= 0 and facts[b, SEAT] != until[i] and not facts[b, OVER]:
+            seat = facts[b, SEAT]
+            _mask_row(b, scratch, facts, seats, cards, block_table, jokers_only, indptr, beaters, rank, n, small,
+                      big, special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind)
+            count = 0
+            for a in range(scratch.size):
+                count += scratch[a]
+            k = integer_below(states[i, seat], count)
+            a = 0
+            while True:
+                if scratch[a]:
+                    if k == 0:
+                        break
+                    k -= 1
+                a += 1
+            _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out)
+            last_mover[i] = seat
+            moves += 1
+            if went_out[b]:
+                break
+    return moves
 
 
 @cache
@@ -491,12 +540,38 @@ class PlayArrays:
     def step(self, rows: np.ndarray, actions: np.ndarray) -> list[tuple[int, GameResult]]:
         """Apply `actions[i]` (checked legal) at each of `rows` (live rows); returns (row,
         result) of every deal that ended, whose row is then `OVER`."""
-        went_out = self._went_out
         _step_rows(rows, actions, self.facts, self.seats, self.cards, self.history, self.log, *self._plays,
-                   *self._kinds, went_out)
+                   *self._kinds, self._went_out)
+        return self._settle()[0]
+
+    def play_random(self, rows: np.ndarray, until: np.ndarray, states: np.ndarray
+                    ) -> tuple[list[tuple[int, GameResult]], np.ndarray]:
+        """Play on at each of `rows` (live rows) by `RandomAgent`'s rule, seat s of `rows[i]`
+        drawing from the generator at `states[i, s]` (`draws.state_addresses`), until seat
+        `until[i]` is to act or the deal is over. Returns (row, result) of every deal that
+        ended, and the seat that moved last at each row (-1 where none moved)."""
+        r, last = self.rules, np.full(rows.size, -1, dtype=np.int64)
+        scratch = np.empty(self.table.num_actions, dtype=np.int8)
+        todo, ended = np.arange(rows.size), []
+        while todo.size:
+            moved = last[todo]
+            _play_random(rows[todo], until[todo], states[todo], scratch, self._went_out, moved,
+                         self.facts, self.seats, self.cards, self.history, self.log, *self._plays, *self._kinds,
+                         *self._mask_tables, self.table.kinds.num_ranks, r.jokers_only_plays, r.hold_sixes,
+                         r.six_no_jokers, r.catch_wind == "apply")
+            last[todo] = moved
+            done, go_on = self._settle()
+            ended += done
+            todo = todo[np.isin(rows[todo], go_on)]  # a player went out and the deal goes on
+        return ended, last
+
+    def _settle(self) -> tuple[list[tuple[int, GameResult]], np.ndarray]:
+        """The rows whose mover went out: (row, result) of those whose deal is over (now
+        `OVER`), and the rows whose deal goes on (the turn moved on)."""
+        went_out = self._went_out
         out = np.flatnonzero(went_out)
         if not out.size:
-            return []
+            return [], out
         went_out[out] = 0
         ended, go_on = [], []
         for b in out.tolist():
@@ -506,9 +581,10 @@ class PlayArrays:
                 ended.append((b, self._end(b, order)))
             else:
                 go_on.append(b)
-        if go_on:
-            _advance_rows(np.array(go_on, dtype=np.int64), self.facts, self.seats)
-        return ended
+        go_on = np.array(go_on, dtype=np.int64)
+        if go_on.size:
+            _advance_rows(go_on, self.facts, self.seats)
+        return ended, go_on
 
     def _end(self, b: int, order: list[int]) -> GameResult:
         f, s = self.facts[b], self.seats[b]

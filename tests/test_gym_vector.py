@@ -11,6 +11,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 import baohuang_env  # noqa: F401  (registers Baohuang-v0)
 from baohuang_env import PASS, IllegalActionError
 from baohuang_env.gym_vector import BaohuangVectorEnv
+from baohuang_env.rules import PRESETS
 
 NATIVE = "vector_entry_point"
 
@@ -67,6 +68,16 @@ def test_native_trajectories_equal_sync(opponents, learner_seat):
     ended = sum(int(r[2].sum()) for r in native if len(r) == 5)
     assert ended >= 8  # several autoresets in every run
     assert any("illegal_action" in r[-1] for r in native) and any("scores" in r[-1] for r in native)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_native_equals_sync_with_random_opponents_in_every_preset(preset):
+    """Random opponents move in the play phase inside one compiled call per step
+    (`BatchedGames.play_random`), each from its own generator, as they move one by one in "sync"."""
+    kwargs = {"preset": preset, "opponents": "random", "learner_seat": "random"}
+    native = trajectory(make(NATIVE, 6, **kwargs), 250, seed=21)
+    assert_equal(trajectory(make("sync", 6, **kwargs), 250, seed=21), native)
+    assert sum(int(r[2].sum()) for r in native if len(r) == 5) >= 10
 
 
 @pytest.mark.parametrize("opponents", ["random", "greedy"])

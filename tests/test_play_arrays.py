@@ -83,3 +83,63 @@ def test_only_a_game_in_its_play_phase_moves_to_the_arrays():
     with pytest.raises(ValueError, match="only a game in its play phase moves to the arrays, not one in 'role'"):
         arrays.load([0], [Game(rules, seed=1)])
     assert MAX_ACTIONS >= 216 * 6  # at most 216 plays, each answered by at most 5 passes
+
+
+def drive_random(preset: str, rows: int, seed: int, fused: bool) -> tuple[dict, list]:
+    """Every row played to its end by five `RandomAgent`s but one seat per row (`until`, the
+    "learner", whose moves come from the row's own generator): with `fused`, the other seats'
+    play-phase moves by `BatchedGames.play_random`, else one `act` per move. Returns what
+    each row's learner saw at each of its decisions and every game's end, and the agents'
+    generator states."""
+    from baohuang_env.agent import NO_OBSERVATION, RandomAgent
+    from baohuang_env.draws import state_addresses
+
+    rules = get_rules(preset)
+    batch = BatchedGames(rules, rows, autoreset="none", engine="arrays")
+    agents = [[RandomAgent(seed * 1000 + 5 * b + s) for s in range(5)] for b in range(rows)]
+    learners = [np.random.default_rng(seed * 1000 + 900 + b) for b in range(rows)]
+    until = np.arange(rows, dtype=np.int64) % 5
+    states = np.zeros((rows, 5), dtype=np.uint64)
+    for b in range(rows):
+        others = [s for s in range(5) if s != until[b]]
+        states[b, others] = state_addresses([agents[b][s].rng for s in others])  # the learner's stays 0: never read
+    step = batch.reset([seed * 100 + b for b in range(rows)])
+    seen: dict = {b: [] for b in range(rows)}
+    ended = []
+    for _ in range(20_000):
+        ended += [(b, result, record) for b, result, record in step.ended]
+        live = np.flatnonzero(step.seat >= 0)
+        if not live.size:
+            break
+        if fused:
+            rows_ = live[(step.seat[live] != until[live]) & batch.in_play_phase(live)]
+            if rows_.size:
+                step = batch.play_random(rows_, until[rows_], states[rows_])
+                continue
+        acts = np.zeros(rows, dtype=np.int64)
+        for b in live.tolist():
+            seat, mask = int(step.seat[b]), step.mask[b]
+            if seat == until[b]:
+                seen[b].append((step.obs[b].tobytes(), mask.tobytes()))
+                legal = np.flatnonzero(mask)
+                acts[b] = legal[learners[b].integers(legal.size)]
+            else:
+                acts[b] = agents[b][seat].act(NO_OBSERVATION, mask)
+        step = batch.step(acts, rows=live)
+    else:
+        raise AssertionError("the games did not end")
+    generators = [agent.rng.bit_generator.state for row in agents for agent in row]
+    return seen, [sorted(ended, key=lambda e: e[0]), generators, [batch.games[b].to_replay() for b in range(rows)]]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_random_players_moved_in_one_call_play_as_each_move_alone(preset):
+    """`BatchedGames.play_random` makes the moves `RandomAgent.act` would make at each turn,
+    with the same draws from each agent's generator: the learners see the same decisions,
+    the games end the same, the generators end in the same state."""
+    seed = sorted(PRESETS).index(preset)
+    fused_seen, fused_end = drive_random(preset, 24, seed, fused=True)
+    alone_seen, alone_end = drive_random(preset, 24, seed, fused=False)
+    assert fused_seen == alone_seen
+    assert fused_end == alone_end
+    assert len(fused_end[0]) == 24 and sum(map(len, fused_seen.values())) > 24 * 10
