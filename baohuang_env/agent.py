@@ -171,7 +171,8 @@ class RandomAgent:
     MIN_BATCH = 8
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The k-th legal action id (ascending) for k = `rng.integers(number legal)`."""
+        """The k-th legal action id (ascending) for k = `rng.integers(number legal)`. (Its
+        compiled form, for a batch: `act_many`, and `BatchedGames.play_random`.)"""
         legal = np.asarray(action_mask).view(bool).nonzero()[0] if action_mask.dtype == np.int8 \
             else np.flatnonzero(action_mask)
         return int(legal[self.rng.integers(legal.size)])

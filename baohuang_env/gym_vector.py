@@ -10,7 +10,9 @@ agents built from the same specs. The N games are the rows of one `BatchedGames`
 engine (`baohuang_env.play_arrays`: the play phase on compiled kernels), so the moves, masks
 and observations are made for all envs at once, and the opponents of all envs move in rounds
 (one move in every env that waits on an opponent, then the next), with no per-env wrapper or
-stacking step. Opponents given as agent objects rather than specs are shared by every env, as
+stacking step. Envs whose four opponents are all `RandomAgent`s play their play phase up to the
+learner's turn in one compiled call (`BatchedGames.play_random`: the same moves, the same
+draws from each agent's generator). Opponents given as agent objects rather than specs are shared by every env, as
 in "sync"; if they keep state, the order of their calls (round by round here, env by env
 there) can make the two differ.
 

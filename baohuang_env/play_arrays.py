@@ -18,7 +18,10 @@ these play-phase rules have a second, compiled form here beside the scalar `Game
   legality tables `ActionTable` builds, so what is legal has one owner;
 * the observation's play-phase slices (`Encoder.encode`), written from the encoder's own
   float tables (`Encoder.lookup_tables`) into a per-seat template that the encoder itself
-  made when the row arrived, so every float is the encoder's.
+  made when the row arrived, so every float is the encoder's;
+* and one bot's rule, so that random opponents cost no Python per move
+  (`PlayArrays.play_random`): `RandomAgent.act`'s k-th legal action for k =
+  `rng.integers(legal count)`, drawn from the agent's own generator by `draws.integer_below`.
 
 Everything else stays with its one owner and is called from here: the deal and the role
 phase (`Game`), whether the deal is over, the final places and the score (the pure
@@ -26,7 +29,8 @@ functions `deal_over`, `final_order`, `finished_result` of `baohuang_env.game`, 
 the rare rows where a player just went out), and the replay record (`replay_record`).
 tests/test_play_arrays.py pins the two forms together: thousands of random games of every
 preset stepped both ways, with the same seeds and actions, show identical seats, masks,
-observations, rewards, results and replays at every step.
+observations, rewards, results and replays at every step, and random players moved by
+`play_random` making the moves and draws of `RandomAgent.act` one move at a time.
 """
 
 from __future__ import annotations
