@@ -283,14 +283,7 @@ def _play_random(rows, until, states, scratch, went_out, last_mover, facts, seat
             count = 0
             for a in range(scratch.size):
                 count += scratch[a]
-            k = integer_below(states[i, seat], count)
-            a = 0
-            while True:
-                if scratch[a]:
-                    if k == 0:
-                        break
-                    k -= 1
-                a += 1
+            a = _kth(scratch, integer_below(states[i, seat], count))
             _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out)
             last_mover[i] = seat
             moves += 1
@@ -428,19 +421,40 @@ def legal_counts(masks):
 
 @numba.njit(cache=True)
 def kth_legal(masks, ks):
-    """Row b's `ks[b]`-th legal action id (ascending, from 0) of 0/1 masks (B, N)."""
-    B, N = masks.shape
-    picks = np.empty(B, dtype=np.int64)
-    for b in range(B):
-        row = masks[b]
-        k = ks[b]
-        for a in range(N):
-            if row[a] != 0:
-                if k == 0:
-                    picks[b] = a
-                    break
-                k -= 1
+    """Row b's `ks[b]`-th legal action id (ascending, from 0) of 0/1 masks (B, N); -1 where the
+    row allows `ks[b]` or fewer (`_kth`)."""
+    picks = np.empty(masks.shape[0], dtype=np.int64)
+    for b in range(picks.size):
+        picks[b] = _kth(masks[b], ks[b])
     return picks
+
+
+#: How many entries of a mask `_kth` adds up at a time (a sum the compiler vectorizes).
+_KTH_BLOCK = 64
+
+
+@numba.njit(cache=True)
+def _kth(row, k):
+    """The `k`-th legal action id (ascending, from 0) of a 0/1 mask row; -1 if it allows k
+    or fewer. Whole blocks of the row are skipped by their sums, then the block that holds
+    it is scanned."""
+    N = row.size
+    a = 0
+    while a + _KTH_BLOCK <= N:
+        s = 0
+        for j in range(_KTH_BLOCK):
+            s += row[a + j]
+        if s > k:
+            break
+        k -= s
+        a += _KTH_BLOCK
+    while a < N:
+        if row[a] != 0:
+            if k == 0:
+                return a
+            k -= 1
+        a += 1
+    return -1
 
 
 # ---------------------------------------------------------------------- the arrays

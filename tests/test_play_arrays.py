@@ -143,3 +143,19 @@ def test_random_players_moved_in_one_call_play_as_each_move_alone(preset):
     assert fused_seen == alone_seen
     assert fused_end == alone_end
     assert len(fused_end[0]) == 24 and sum(map(len, fused_seen.values())) > 24 * 10
+
+
+def test_kth_legal_is_the_kth_nonzero_entry():
+    from baohuang_env.play_arrays import kth_legal, legal_counts
+
+    rng = np.random.default_rng(2)
+    masks = (rng.random((300, 4036)) < rng.random((300, 1)) * 0.05).astype(np.uint8)  # some rows empty
+    masks[::50, -1] = 1  # a legal id in the last, partial block
+    counts = legal_counts(masks)
+    np.testing.assert_array_equal(counts, masks.sum(axis=1))
+    for k in (0, 1, 7, 63, 64, 200):
+        picks = kth_legal(masks, np.full(300, k))
+        expected = [np.flatnonzero(m)[k] if k < c else -1 for m, c in zip(masks, counts, strict=True)]
+        np.testing.assert_array_equal(picks, expected)
+    last = kth_legal(masks, np.maximum(counts - 1, 0))
+    np.testing.assert_array_equal(last[counts > 0], [np.flatnonzero(m)[-1] for m in masks[counts > 0]])
