@@ -71,7 +71,7 @@ _CONSTANT_SLICES = ("phase", "emperor", "emperor_card", "my_role", "open_guard",
 
 
 # ---------------------------------------------------------------------- kernels: moves
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _next_active(seats, b, seat):
     for k in range(1, NUM_SEATS + 1):
         nxt = (seat + k) % NUM_SEATS
@@ -80,7 +80,7 @@ def _next_active(seats, b, seat):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _new_trick(facts, seats, b, leader):
     facts[b, SEAT] = leader
     facts[b, TOP] = -1
@@ -89,7 +89,7 @@ def _new_trick(facts, seats, b, leader):
     seats[b, PASSED, :] = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _advance(facts, seats, b, seat):
     """`Game._advance`: the next seat to act after `seat`'s move, closing a trick (or
     catching the wind after a finisher's play stood) when everyone else passed."""
@@ -105,7 +105,7 @@ def _advance(facts, seats, b, seat):
     facts[b, SEAT] = _next_active(seats, b, seat)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _play_cards(cards, b, seat, kind, count):
     """`count` cards of `kind` leave `seat`'s hand and count as played (`Hands.play`)."""
     if count:
@@ -123,7 +123,7 @@ def _step_rows(rows, actions, facts, seats, cards, history, log, rank, n, small,
                   went_out)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out):
     """Apply action `a` (legal) at row b. A row whose mover went out is left at that point
     with `went_out` set: whether its deal is over is `deal_over`'s call (`PlayArrays.step`),
@@ -175,7 +175,7 @@ def _advance_rows(rows, facts, seats):
 
 
 # ---------------------------------------------------------------------- kernels: masks
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _holds(hand, p, rank, n, small, big, special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes,
            six_no_jokers):
     """May a seat holding `hand` make play index `p`? `check_play`'s card rules (the cards
@@ -207,7 +207,7 @@ def _masks(rows, dest, facts, seats, cards, out, block_table, jokers_only, indpt
                   apply_wind)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _mask_row(b, o, facts, seats, cards, block_table, jokers_only, indptr, beaters, rank, n, small, big, special,
               num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind):
     """`o`: the legal mask of row b's acting seat.
@@ -384,7 +384,7 @@ def _observe(rows, dest, view_seats, facts, seats, cards, history, template, con
                 o[base + K + NUM_SEATS] = 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _seat_onehot(o, a, seat, me):
     """The encoder's seat one-hot (`Encoder` `onehot` rows: 1.0 at the seat relative to `me`,
     all zero for nobody) at `o[a:a + 5]`."""
@@ -433,7 +433,7 @@ def kth_legal(masks, ks):
 _KTH_BLOCK = 64
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _kth(row, k):
     """The `k`-th legal action id (ascending, from 0) of a 0/1 mask row; -1 if it allows k
     or fewer. Whole blocks of the row are skipped by their sums, then the block that holds
