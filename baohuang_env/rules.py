@@ -11,6 +11,7 @@ This module imports only the standard library (the rules engine is pure).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -119,8 +120,9 @@ class Rules:
         return self.guard_selection == "call_triple"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly dict; `get_rules(**rules.to_dict())` rebuilds the same rules."""
-        return dataclasses.asdict(self)
+        """A JSON-friendly dict; `get_rules(**rules.to_dict())` rebuilds the same rules (a new
+        dict each call; every replay record holds one)."""
+        return dict(_fields(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Rules:
@@ -246,6 +248,14 @@ def _check_combination(r: Rules) -> None:
         bad("the weihai split table scores a successful rebellion as open guard: rebellion 'open_guard' or 'none'")
     if r.rebellion == "open_guard" and r.scoring != "weihai":
         bad("rebellion='open_guard' is scored by the weihai split table: scoring='weihai'")
+
+
+
+@functools.cache
+def _fields(rules: Rules) -> dict[str, Any]:
+    """`dataclasses.asdict(rules)`, made once per rule set (its values are all scalars, so a
+    shallow copy of it is a deep one)."""
+    return dataclasses.asdict(rules)
 
 
 def get_rules(preset: str = "jj", **overrides: Any) -> Rules:

@@ -280,3 +280,16 @@ def test_fingerprint_is_the_same_in_another_process():
                              check=True)
         outs.add(res.stdout.strip())
     assert outs == {get_rules("jj", hold_sixes=False, start_seat=2).fingerprint(LAYOUT_VERSION)}
+
+
+def test_to_dict_gives_a_new_dict_of_scalars_each_call():
+    """`to_dict` is made once per rule set and copied shallowly: that is a deep copy only while
+    every value is a scalar."""
+
+    for preset in PRESETS:
+        rules = get_rules(preset)
+        d = rules.to_dict()
+        assert all(isinstance(v, (bool, int, float, str, type(None))) for v in d.values()), preset
+        d["preset"] = "changed"
+        assert rules.to_dict()["preset"] == preset
+        assert get_rules(**rules.to_dict()) == rules
