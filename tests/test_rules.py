@@ -285,7 +285,6 @@ def test_fingerprint_is_the_same_in_another_process():
 def test_to_dict_gives_a_new_dict_of_scalars_each_call():
     """`to_dict` is made once per rule set and copied shallowly: that is a deep copy only while
     every value is a scalar."""
-
     for preset in PRESETS:
         rules = get_rules(preset)
         d = rules.to_dict()
