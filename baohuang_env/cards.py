@@ -129,8 +129,9 @@ def deal(rules: Rules, rng: np.random.Generator) -> Deal:
     guard_pos = int(np.searchsorted(deck, kinds.sj))
     order = rng.permutation(deck.size)  # order[i] = deck position dealt i-th
     seats = (rules.start_seat + np.arange(deck.size)) % NUM_SEATS
-    hands = np.zeros((NUM_SEATS, kinds.num_kinds), dtype=np.int8)
-    np.add.at(hands, (seats, deck[order]), 1)
+    K = kinds.num_kinds
+    dealt = deck[order]
+    hands = np.bincount(seats * K + dealt, minlength=NUM_SEATS * K).astype(np.int8).reshape(NUM_SEATS, K)
     dealt_at = np.empty(deck.size, dtype=np.int64)
     dealt_at[order] = np.arange(deck.size)
     suits = None
@@ -138,8 +139,8 @@ def deal(rules: Rules, rng: np.random.Generator) -> Deal:
         # within a kind, deck position i is suit (i mod 4) for ranks; jokers are one suit-rank
         first = np.searchsorted(deck, deck)
         suit = np.where(deck < kinds.num_ranks, (np.arange(deck.size) - first) % NUM_SUITS, 0)
-        suits = np.zeros((NUM_SEATS, kinds.num_kinds, NUM_SUITS), dtype=np.int8)
-        np.add.at(suits, (seats, deck[order], suit[order]), 1)
+        suits = np.bincount((seats * K + dealt) * NUM_SUITS + suit[order], minlength=NUM_SEATS * K * NUM_SUITS
+                            ).astype(np.int8).reshape(NUM_SEATS, K, NUM_SUITS)
     return Deal(
         hands=hands,
         emperor_card_seat=int(seats[dealt_at[emperor_pos]]),
