@@ -159,3 +159,27 @@ def test_kth_legal_is_the_kth_nonzero_entry():
         np.testing.assert_array_equal(picks, expected)
     last = kth_legal(masks, np.maximum(counts - 1, 0))
     np.testing.assert_array_equal(last[counts > 0], [np.flatnonzero(m)[-1] for m in masks[counts > 0]])
+
+
+def test_play_random_checks_its_arguments_and_leaves_role_phase_rows_alone():
+    from baohuang_env.agent import RandomAgent
+    from baohuang_env.draws import state_addresses
+
+    rules = get_rules("jj")
+    games = BatchedGames(rules, 3, engine="games")
+    games.reset([1, 2, 3])
+    with pytest.raises(ValueError, match="needs engine 'arrays'"):
+        games.play_random([0], [0], np.zeros((1, 5), dtype=np.uint64))
+    batch = BatchedGames(rules, 3, engine="arrays")
+    with pytest.raises(RuntimeError, match="reset"):
+        batch.play_random([0], [0], np.zeros((1, 5), dtype=np.uint64))
+    step = batch.reset([1, 2, 3])
+    with pytest.raises(ValueError, match="5 generator states per row"):
+        batch.play_random([0, 1], [0, 0], np.zeros((2, 4), dtype=np.uint64))
+    assert not batch.in_play_phase([0, 1, 2]).any()  # a deal starts in its role phase
+    agents = [RandomAgent(s) for s in range(5)]
+    states = np.tile(state_addresses([a.rng for a in agents]), (3, 1))
+    before = [a.rng.bit_generator.state for a in agents]
+    after = batch.play_random([0, 1, 2], step.seat, states)
+    np.testing.assert_array_equal(after.seat, step.seat)  # nothing moved, nothing drawn
+    assert [a.rng.bit_generator.state for a in agents] == before
