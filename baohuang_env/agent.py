@@ -183,14 +183,14 @@ class RandomAgent:
         each agent's own generator, with the legal counts, the draws (`draws.integers_below`,
         for generators on PCG64) and the k-th legal ids of all rows found in compiled passes
         over the batch instead of a `nonzero` and a numpy call per row."""
-        from .draws import drawable, integers_below, state_addresses  # compiled with Numba: imported by a batch
+        from .draws import NEXT_UINT32, drawable, integers_below, state_addresses  # compiled: imported by a batch
         from .play_arrays import kth_legal, legal_counts
 
         masks = (masks if masks.dtype.itemsize == 1 else masks != 0).view(np.uint8)
         counts = legal_counts(masks)
         rngs = [agent.rng for agent in agents]
         if all(map(drawable, rngs)):
-            ks = integers_below(state_addresses(rngs), counts)  # `rngs` keeps the generators alive
+            ks = integers_below(NEXT_UINT32, state_addresses(rngs), counts)  # `rngs` keeps the generators alive
         else:
             ks = np.array([rng.integers(c) for rng, c in zip(rngs, counts.tolist(), strict=True)], dtype=np.int64)
         return kth_legal(masks, ks).tolist()

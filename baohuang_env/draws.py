@@ -10,9 +10,10 @@ below 2**32 (Lemire's multiply-and-reject, `buffered_bounded_lemire_uint32` in n
 `integers` would advance it, and a draw made here and one made by numpy can follow each other
 on the same stream. tests/test_draws.py pins it to `Generator.integers`.
 
-Only PCG64 generators (`np.random.default_rng`'s) are drawn here (`drawable`); the kernels
-that call `integers_below` are compiled per process (the bit generator's function address is
-not the same in every process, so they are not cached on disk).
+Only PCG64 generators (`np.random.default_rng`'s) are drawn here (`drawable`). The kernels
+take PCG64's `next_uint32` as an argument (`NEXT_UINT32`, a ctypes function: its address
+differs from process to process, so it is passed at each call, never compiled in, and the
+kernels can be cached on disk).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-#: PCG64's `next_uint32` (one C function for every PCG64 generator; each call passes the state).
-_NEXT_UINT32 = np.random.PCG64(0).ctypes.next_uint32
+#: PCG64's `next_uint32` (one C function for every PCG64 generator; each call passes the
+#: state): the first argument of the kernels here.
+NEXT_UINT32 = np.random.PCG64(0).ctypes.next_uint32
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
@@ -38,28 +40,28 @@ def state_addresses(rngs: Sequence[np.random.Generator]) -> np.ndarray:
     return np.array([rng.bit_generator.ctypes.state_address for rng in rngs], dtype=np.uint64)
 
 
-@numba.njit
-def integer_below(state, count):
+@numba.njit(cache=True, inline="always")
+def integer_below(next_uint32, state, count):
     """`Generator.integers(count)` (1 <= count < 2**32) of the generator whose bit generator
-    state is at address `state`."""
+    state is at address `state` (`next_uint32`: `NEXT_UINT32`)."""
     if count <= 1:
         return 0
     excl = np.uint64(count)
     threshold = np.uint64((np.uint32(0xFFFFFFFF) - np.uint32(count - 1)) % np.uint32(count))
-    m = np.uint64(_NEXT_UINT32(state)) * excl
+    m = np.uint64(next_uint32(state)) * excl
     if (m & _LOW32) < excl:
         while (m & _LOW32) < threshold:
-            m = np.uint64(_NEXT_UINT32(state)) * excl
+            m = np.uint64(next_uint32(state)) * excl
     return np.int64(m >> np.uint64(32))
 
 
-@numba.njit
-def integers_below(states, counts):
-    """`integer_below(states[i], counts[i])` for every i, in order."""
+@numba.njit(cache=True)
+def integers_below(next_uint32, states, counts):
+    """`integer_below(next_uint32, states[i], counts[i])` for every i, in order."""
     out = np.empty(counts.size, dtype=np.int64)
     for i in range(counts.size):
-        out[i] = integer_below(states[i], counts[i])
+        out[i] = integer_below(next_uint32, states[i], counts[i])
     return out
 
 
-__all__ = ["drawable", "integer_below", "integers_below", "state_addresses"]
+__all__ = ["NEXT_UINT32", "drawable", "integer_below", "integers_below", "state_addresses"]

@@ -42,7 +42,7 @@ import numpy as np
 
 from .actions import DECISION_ID, FIRST_PLAY, MAX_BIG, MAX_SMALL, PASS, action_table
 from .cards import NUM_SEATS
-from .draws import integer_below
+from .draws import NEXT_UINT32, integer_below
 from .encoding import Encoder
 from .game import PLAY, Game, GameResult, SettledRoles, deal_over, final_order, finished_result
 from .observation import HISTORY_LENGTH
@@ -264,14 +264,15 @@ def _mask_row(b, o, facts, seats, cards, block_table, jokers_only, indptr, beate
 
 
 # ---------------------------------------------------------------------- kernels: random players
-@numba.njit  # not cached: `integer_below` calls numpy's bit generator at an address of this process
-def _play_random(rows, until, states, scratch, went_out, last_mover, facts, seats, cards, history, log, rank, n,
-                 small, big, special, sj, bj, sp, block_table, jokers_only, indptr, beaters, num_ranks,
+@numba.njit(cache=True)
+def _play_random(next_uint32, rows, until, states, scratch, went_out, last_mover, facts, seats, cards, history, log,
+                 rank, n, small, big, special, sj, bj, sp, block_table, jokers_only, indptr, beaters, num_ranks,
                  jokers_only_plays, hold_sixes, six_no_jokers, apply_wind):
     """Each row `rows[i]` played on by `RandomAgent`'s rule until seat `until[i]` is to act,
     the deal is over or a player went out (`went_out`, for `PlayArrays` to settle): the acting
     seat takes its k-th legal action (ascending) for k = `Generator.integers(legal count)` of
-    the generator whose state is at `states[i, seat]` (`draws.integer_below`). `last_mover[i]`:
+    the generator whose state is at `states[i, seat]` (`draws.integer_below`; `next_uint32`:
+    `draws.NEXT_UINT32`). `last_mover[i]`:
     the seat that moved last (unchanged if none did). Returns how many moves were made."""
     moves = 0
     for i in range(rows.size):
@@ -283,7 +284,7 @@ def _play_random(rows, until, states, scratch, went_out, last_mover, facts, seat
             count = 0
             for a in range(scratch.size):
                 count += scratch[a]
-            a = _kth(scratch, integer_below(states[i, seat], count))
+            a = _kth(scratch, integer_below(next_uint32, states[i, seat], count))
             _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out)
             last_mover[i] = seat
             moves += 1
@@ -573,7 +574,7 @@ class PlayArrays:
         todo, ended = np.arange(rows.size), []
         while todo.size:
             moved = last[todo]
-            _play_random(rows[todo], until[todo], states[todo], scratch, self._went_out, moved,
+            _play_random(NEXT_UINT32, rows[todo], until[todo], states[todo], scratch, self._went_out, moved,
                          self.facts, self.seats, self.cards, self.history, self.log, *self._plays, *self._kinds,
                          *self._mask_tables, self.table.kinds.num_ranks, r.jokers_only_plays, r.hold_sixes,
                          r.six_no_jokers, r.catch_wind == "apply")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from baohuang_env.draws import drawable, integers_below, state_addresses
+from baohuang_env.draws import NEXT_UINT32, drawable, integers_below, state_addresses
 
 
 def test_compiled_draws_equal_numpys_and_share_the_stream():
@@ -21,7 +21,7 @@ def test_compiled_draws_equal_numpys_and_share_the_stream():
         if t % 3 == 2:  # numpy draws on the same generators: the streams go on from where the kernel left them
             got = [rng.integers(c) for rng, c in zip(mine, counts.tolist(), strict=True)]
         else:
-            got = integers_below(states, counts).tolist()
+            got = integers_below(NEXT_UINT32, states, counts).tolist()
         assert got == expected
     assert [g.bit_generator.state for g in mine] == [g.bit_generator.state for g in numpys]
 
@@ -35,6 +35,6 @@ def test_only_pcg64_generators_are_drawable():
 @pytest.mark.parametrize("count", [1, 2, 3, 7, 1000, 2**32 - 1])
 def test_each_count_draws_in_range_and_as_numpy(count):
     mine, ref = np.random.default_rng(9), np.random.default_rng(9)
-    got = [integers_below(state_addresses([mine]), np.array([count]))[0] for _ in range(50)]
+    got = [integers_below(NEXT_UINT32, state_addresses([mine]), np.array([count]))[0] for _ in range(50)]
     assert got == [ref.integers(count) for _ in range(50)]
     assert all(0 <= k < count for k in got)
