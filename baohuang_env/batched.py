@@ -192,9 +192,7 @@ class _ArrayRows:
 
     def step(self, live: np.ndarray, acts: np.ndarray, records: bool) -> list[tuple[int, GameResult, Any]]:
         rows = live[self.in_arrays[live]]
-        arrays = self.arrays
-        ended = [(b, result, replay_record(self.rules, arrays.seed[b], arrays.actions_of(b), result) if records
-                  else None) for b, result in arrays.step(rows, acts[rows].astype(np.int32))]
+        ended = self._with_records(self.arrays.step(rows, acts[rows].astype(np.int32)), records)
         to_play = []
         if self.role_games:
             stepped = np.zeros(self.in_arrays.size, dtype=bool)
@@ -212,12 +210,16 @@ class _ArrayRows:
     def play_random(self, rows: np.ndarray, until: np.ndarray, states: np.ndarray, records: bool
                     ) -> tuple[list[tuple[int, GameResult, Any]], np.ndarray]:
         ended, last = self.arrays.play_random(rows, until, states)
+        return self._with_records(sorted(ended, key=lambda e: e[0]), records), last
+
+    def _with_records(self, ended: list[tuple[int, GameResult]], records: bool) -> list[tuple[int, GameResult, Any]]:
+        """(row, result, replay record or None) of the array rows whose deals just ended."""
         arrays = self.arrays
         return [(b, result, replay_record(self.rules, arrays.seed[b], arrays.actions_of(b), result) if records
-                 else None) for b, result in sorted(ended, key=lambda e: e[0])], last
+                 else None) for b, result in ended]
 
     def masks(self, out: np.ndarray, rows: np.ndarray) -> None:
-        live = rows[self.in_arrays[rows] & (self.arrays.facts[rows, OVER] == 0)]
+        live = rows[self.in_play_phase(rows)]
         self.arrays.masks(live, live, out)
         if self.role_games:
             for b in rows[~self.in_arrays[rows]].tolist():

@@ -12,9 +12,9 @@ and observations are made for all envs at once, and the opponents of all envs mo
 (one move in every env that waits on an opponent, then the next), with no per-env wrapper or
 stacking step. Envs whose four opponents are all `RandomAgent`s play their play phase up to the
 learner's turn in one compiled call (`BatchedGames.play_random`: the same moves, the same
-draws from each agent's generator). Opponents given as agent objects rather than specs are shared by every env, as
-in "sync"; if they keep state, the order of their calls (round by round here, env by env
-there) can make the two differ.
+draws from each agent's generator). Opponents given as agent objects rather than specs are
+shared by every env, as in "sync"; if they keep state, the order of their calls (round by
+round here, env by env there) can make the two differ.
 
 Autoreset (`autoreset_mode`, in `metadata["autoreset_mode"]`, as Gymnasium's vector envs say
 it): `AutoresetMode.NEXT_STEP` (the default) — an env that ended shows PASS alone in its mask,
@@ -237,8 +237,7 @@ class BaohuangVectorEnv(VectorEnv):
             randoms = randoms[self.batch.in_play_phase(randoms)]
             if randoms.size:  # their play phases in one compiled call, up to the learner's turn
                 self._record(self.batch.play_random(randoms, learners[randoms], self._rng_states[randoms]))
-                seats = self._step.seat
-                waiting = waiting[(seats[waiting] >= 0) & (seats[waiting] != learners[waiting])]
+                continue
             if not waiting.size:
                 return
             agents = [opponents[i][(s - learners[i] - 1) % NUM_SEATS]

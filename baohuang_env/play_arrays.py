@@ -273,24 +273,18 @@ def _play_random(next_uint32, rows, until, states, scratch, went_out, last_mover
     seat takes its k-th legal action (ascending) for k = `Generator.integers(legal count)` of
     the generator whose state is at `states[i, seat]` (`draws.integer_below`; `next_uint32`:
     `draws.NEXT_UINT32`). `last_mover[i]`:
-    the seat that moved last (unchanged if none did). Returns how many moves were made."""
-    moves = 0
+    the seat that moved last (unchanged if none did)."""
     for i in range(rows.size):
         b = rows[i]
         while facts[b, SEAT] >= 0 and facts[b, SEAT] != until[i] and not facts[b, OVER]:
             seat = facts[b, SEAT]
             _mask_row(b, scratch, facts, seats, cards, block_table, jokers_only, indptr, beaters, rank, n, small,
                       big, special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind)
-            count = 0
-            for a in range(scratch.size):
-                count += scratch[a]
-            a = _kth(scratch, integer_below(next_uint32, states[i, seat], count))
+            a = _kth(scratch, integer_below(next_uint32, states[i, seat], _count(scratch)))
             _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out)
             last_mover[i] = seat
-            moves += 1
             if went_out[b]:
                 break
-    return moves
 
 
 @cache
@@ -409,15 +403,19 @@ def pick_legal(masks, u):
 @numba.njit(cache=True)
 def legal_counts(masks):
     """How many actions each row of 0/1 masks (B, N) allows."""
-    B, N = masks.shape
-    counts = np.zeros(B, dtype=np.int64)
-    for b in range(B):
-        row = masks[b]
-        count = 0
-        for a in range(N):
-            count += row[a]  # 0 or 1
-        counts[b] = count
+    counts = np.zeros(masks.shape[0], dtype=np.int64)
+    for b in range(counts.size):
+        counts[b] = _count(masks[b])
     return counts
+
+
+@numba.njit(cache=True, inline="always")
+def _count(row):
+    """How many actions a 0/1 mask row allows."""
+    count = 0
+    for a in range(row.size):
+        count += row[a]
+    return count
 
 
 @numba.njit(cache=True)
