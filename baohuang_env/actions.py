@@ -265,7 +265,7 @@ class ActionTable:
         j = min(ns, MAX_SMALL) * (MAX_BIG + 1) + min(nb, MAX_BIG)
         blocks = t.rank_blocks[j]
         prefix = t.prefix_follow if prev >= 0 else t.prefix_lead
-        jokers_only = t.jokers_only[j] if rules.jokers_only_plays else t.no_jokers_only
+        jokers_only = t.jokers_only[j] if rules.jokers_only_plays or not any(hand[:R]) else t.no_jokers_only
         sixes = hand[0]
         if rules.hold_sixes and sixes:
             # 6s only as the whole remaining hand (§4.5): rank 6's block is empty, or holds
@@ -307,7 +307,9 @@ class ActionTable:
         grid = out[:, FIRST_PLAY:FIRST_PLAY + g].reshape(B, R, g // R)
         # intp before multiplying: int8 hands would overflow (6 x 25 > 127)
         np.take(t.block_table, hands[:, :R].astype(np.intp) * _JOKER_COMBOS + j[:, None], axis=0, out=grid)
-        out[:, FIRST_PLAY + g:] = t.jokers_only_table[j] if rules.jokers_only_plays else 0
+        out[:, FIRST_PLAY + g:] = t.jokers_only_table[j]
+        if not rules.jokers_only_plays:  # jokers alone only from a hand without rank cards
+            out[hands[:, :R].any(axis=1), FIRST_PLAY + g:] = 0
         out[:, :FIRST_PLAY] = 1  # cleared or kept by the beats row below
         if rules.hold_sixes:
             six = hands[:, 0].astype(np.intp)
@@ -351,7 +353,7 @@ class _SpecialActionTable(ActionTable):
         R = self.kinds.num_ranks
         j = self._joker_index(hand)
         blocks = t.rank_blocks[j]
-        jokers_only = t.jokers_only[j] if rules.jokers_only_plays else t.no_jokers_only
+        jokers_only = t.jokers_only[j] if rules.jokers_only_plays or not any(hand[:R]) else t.no_jokers_only
         prefix = t.prefix_follow if prev >= 0 else t.prefix_lead
         mask = np.frombuffer(bytearray(b"".join((prefix, *map(blocks.__getitem__, hand[:R]), jokers_only))),
                              dtype=np.int8)
@@ -373,7 +375,9 @@ class _SpecialActionTable(ActionTable):
              + np.minimum(hands[:, k.sp], 1)).astype(np.intp)
         grid = out[:, FIRST_PLAY:FIRST_PLAY + g].reshape(B, R, g // R)
         np.take(t.block_table, hands[:, :R].astype(np.intp) * jc + j[:, None], axis=0, out=grid)
-        out[:, FIRST_PLAY + g:] = t.jokers_only_table[j] if rules.jokers_only_plays else 0
+        out[:, FIRST_PLAY + g:] = t.jokers_only_table[j]
+        if not rules.jokers_only_plays:  # jokers alone only from a hand without rank cards
+            out[hands[:, :R].any(axis=1), FIRST_PLAY + g:] = 0
         out[:, :FIRST_PLAY] = 0
         follow = np.flatnonzero(prevs >= 0)
         if follow.size:

@@ -30,7 +30,7 @@ from .actions import DECISION_ID, FIRST_PLAY, PASS, ActionTable, Play, action_ta
 from .cards import NUM_SEATS, NUM_SUITS, CardKinds, Deal, deal, dealt_counts
 from .hands import Hands
 from .role_phase import STEPS, Outcome, RoleFacts
-from .rules import Rules, get_rules
+from .rules import RULES_REVISION, Rules, check_revision, get_rules
 from .scoring import score_finished_deal
 
 APPLY_WIND = DECISION_ID["APPLY_WIND"]
@@ -144,9 +144,10 @@ def check_play(table: ActionTable, rules: Rules, hand: list[int], top: int, seat
     if (n and hand[r] < n) or hand[kinds.sj] < s or hand[kinds.bj] < b or (
             kinds.special and hand[kinds.sp] < t.special[p]):
         raise IllegalActionError(seat, PLAY, action, "those cards are not in the hand", t.describe(action))
-    if n == 0 and not rules.jokers_only_plays:
+    if n == 0 and not rules.jokers_only_plays and any(hand[:kinds.num_ranks]):
         raise IllegalActionError(
-            seat, PLAY, action, "plays of jokers only are not allowed by these rules", t.describe(action))
+            seat, PLAY, action, "plays of jokers only are allowed by these rules only to a hand without rank "
+            "cards (a play is one or more cards of one rank, plus any jokers)", t.describe(action))
     if rules.hold_sixes and n and r == 0:
         if rules.six_no_jokers:  # the 6s alone, and no jokers left to play
             jokers_ok = s == b == 0 == hand[kinds.sj] + hand[kinds.bj]
@@ -486,6 +487,7 @@ class Game:
         if record.get("version") != REPLAY_VERSION:
             raise ValueError(f"replay version {record.get('version')!r} is not supported (expected {REPLAY_VERSION})")
         rules = Rules.from_dict(record["rules"])
+        check_revision(rules.preset, record.get("rules_revision", 0))
         if "deal" in record:
             d = record["deal"]
             game = cls.from_deal(None if "suits" in d else d["hands"], d["emperor_card_seat"],
@@ -567,7 +569,7 @@ def replay_record(rules: Rules, seed: int, actions: list[int], result: GameResul
     actions and result, from which `Game.from_replay` rebuilds it."""
     rec: dict[str, Any] = {
         "format": REPLAY_FORMAT, "version": REPLAY_VERSION, "rules": rules.to_dict(),
-        "seed": int(seed), "actions": list(actions),
+        "rules_revision": RULES_REVISION, "seed": int(seed), "actions": list(actions),
     }
     if custom_deal is not None:
         rec["deal"] = custom_deal

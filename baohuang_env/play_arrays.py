@@ -183,8 +183,13 @@ def _holds(hand, p, rank, n, small, big, special, num_ranks, sj, bj, sp, jokers_
     r, c = rank[p], n[p]
     if (c and hand[r] < c) or hand[sj] < small[p] or hand[bj] < big[p] or (special[p] and hand[sp] < special[p]):
         return False
-    if c == 0:
-        return jokers_only_plays
+    if c == 0:  # jokers alone: where the rules allow them, or from a hand without rank cards
+        if jokers_only_plays:
+            return True
+        for k in range(num_ranks):
+            if hand[k]:
+                return False
+        return True
     if hold_sixes and r == 0:  # the 6s only as the whole remaining hand (§4.5)
         total = 0
         for k in range(num_ranks):
@@ -247,8 +252,14 @@ def _mask_row(b, o, facts, seats, cards, block_table, jokers_only, indptr, beate
             o[base + k] = src[k]
     src = jokers_only[j]
     base = FIRST_PLAY + grid
+    alone = jokers_only_plays
+    if not alone:  # jokers alone only from a hand without rank cards
+        alone = True
+        for r in range(num_ranks):
+            if hand[r]:
+                alone = False
     for k in range(src.size):
-        o[base + k] = src[k] if jokers_only_plays else 0
+        o[base + k] = src[k] if alone else 0
     sixes = hand[0]
     if hold_sixes and sixes:
         o[FIRST_PLAY:FIRST_PLAY + width] = 0

@@ -19,7 +19,7 @@ from .rules import PRESETS, Rules
 #: Largest seed a replay may name: deals are drawn from seeds below 2**63 (`Game.reset`).
 MAX_SEED = 2**63 - 1
 #: The fields of a replay record (`Game.to_replay`) and of its hand-built deal.
-RECORD_FIELDS = ("format", "version", "rules", "seed", "actions", "deal", "result")
+RECORD_FIELDS = ("format", "version", "rules", "rules_revision", "seed", "actions", "deal", "result")
 DEAL_FIELDS = ("hands", "suits", "emperor_card_seat", "guard_card_seat")
 
 _SHOWN = reprlib.Repr()
@@ -64,6 +64,8 @@ def check_replay_record(record: Any) -> Rules:
     check_fields(record, RECORD_FIELDS, "the replay")
     require_fields(record, ("rules", "actions") if "deal" in record else ("rules", "seed", "actions"), "the replay")
     rules = _check_rules(record["rules"])
+    if "rules_revision" in record:
+        check_int(record["rules_revision"], '"rules_revision"', 0, 2**31 - 1)
     if "seed" in record:
         check_int(record["seed"], '"seed"', 0, MAX_SEED)
     if "deal" in record:

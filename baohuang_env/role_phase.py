@@ -221,6 +221,16 @@ def grab(game: Game, seat: int) -> None:
     game.log.append(("grab", seat))
 
 
+def grab_failed(game: Game, seat: int) -> None:
+    """`seat` tried to grab from a hidden-solo emperor: the emperor's own solo comes first
+    (the JJ and Lianzhong pages, §9 #15), so the grab fails and shows everyone that he plays
+    alone. His solo keeps the hidden solo's end rule and score; nothing is left to reveal,
+    so no guard round and no rebellion follow (§9 #71)."""
+    facts = game.roles
+    facts.public_guard = facts.emperor
+    game.log.append(("grab_failed", seat, facts.emperor))
+
+
 class Abdication:
     """R1 of `jj` and `lianzhong_simple` (§3.2, §3.4): the emperor-card holder accepts, or
     abdicates to his upper seat, the card moving with him. With tribute, every abdicator but
@@ -431,8 +441,10 @@ class _RoundOfOthers(ABC):
 
 class Grab(_RoundOfOthers):
     """Grab-solo (抢独, §3.1 R2): unless the emperor declared an open solo, the other seats
-    are asked in upper order from the emperor (the priority rule); the first GRAB makes
-    that seat an open-solo emperor with no guard, the old emperor one of his opponents."""
+    are asked in upper order from the emperor (the priority rule); the first GRAB ends the
+    round. Against a hidden-solo emperor it fails, his solo having priority, and reveals
+    him (`grab_failed`); otherwise it makes that seat an open-solo emperor with no guard,
+    the old emperor one of his opponents."""
 
     name = "grab"
     step = -1
@@ -444,21 +456,24 @@ class Grab(_RoundOfOthers):
         return self.seat(game), (NO, GRAB)
 
     def answer(self, game: Game, seat: int, decision: int) -> bool:
-        if decision == GRAB:
+        if decision != GRAB:
+            return False
+        if game.roles.solo == "hidden":
+            grab_failed(game, seat)
+        else:
             grab(game, seat)
-            return True
-        return False
+        return True
 
 
 class Guard(_RoundOfOthers):
     """R3 when it is a step of its own (§3.1): the four non-emperor seats are asked from
-    `lower(E)`; only the guard may answer OPEN_GUARD. Skipped after an open solo or a grab
-    (public facts: there is no guard to declare)."""
+    `lower(E)`; only the guard may answer OPEN_GUARD. Skipped once the emperor is known to
+    play alone (an open solo, a grab, a failed grab: public facts, no guard to declare)."""
 
     name = "guard"
 
     def applies(self, game: Game) -> bool:
-        return game.roles.solo != "open"
+        return game.roles.public_guard != game.roles.emperor
 
     def prompt(self, game: Game) -> tuple[int, tuple[int, ...]]:
         seat = self.seat(game)
@@ -480,8 +495,8 @@ class Rebellion(_RoundOfOthers):
     name = "rebellion"
 
     def applies(self, game: Game) -> bool:
-        facts = game.roles
-        return game.rules.rebellion == "declaration" or not (facts.open_guard or facts.solo == "open")
+        facts = game.roles  # (the guard known: open guard; E known to play alone: open solo, failed grab)
+        return game.rules.rebellion == "declaration" or not (facts.open_guard or facts.public_guard == facts.emperor)
 
     def prompt(self, game: Game) -> tuple[int, tuple[int, ...]]:
         seat = self.seat(game)

@@ -74,8 +74,9 @@ class Rules:
     #: Under hold-the-sixes, the final 6s may not carry jokers (jj reading of the JJ page; the
     #: lianzhong presets read the Lianzhong page literally: False). No effect without hold_sixes.
     six_no_jokers: bool = True
-    #: Plays made only of jokers are allowed (§4.1, §9 #1). Every preset allows them; without
-    #: them a leader holding only jokers would have no legal play, so only True is accepted.
+    #: Plays made only of jokers are allowed (§4.1, §9 #1). Without them (qingdao, generic216: a
+    #: play is N >= 1 cards of one rank plus jokers) a jokers-only play is legal only to a seat
+    #: holding no rank card, so a hand of only jokers can still be played out.
     jokers_only_plays: bool = True
     #: Roasting (烤牌, §4.7): a joker-carrying play may be beaten by more jokers (lianzhong).
     roasting: bool = False
@@ -137,10 +138,60 @@ class Rules:
                              f"{list(rules.role_steps)})")
         return rules
 
+    @property
+    def revision(self) -> int:
+        """The last rules revision (`RULE_CHANGES`) that changed how this preset plays; 0 if none."""
+        return max((c.revision for c in RULE_CHANGES if self.preset in c.presets), default=0)
+
     def fingerprint(self, layout_version: int) -> str:
-        """Short hash of the rules and the action-layout version; checkpoints store it."""
-        blob = json.dumps({"rules": self.to_dict(), "layout": layout_version}, sort_keys=True)
+        """Short hash of the rules, their revision and the action-layout version; checkpoints
+        store it. (A preset no revision changed hashes as before revisions existed.)"""
+        d: dict[str, Any] = {"rules": self.to_dict(), "layout": layout_version}
+        if self.revision:
+            d["revision"] = self.revision
+        blob = json.dumps(d, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    """A change of how a preset plays that its flags alone do not show: a game recorded
+    before it may replay differently (or not at all) after it."""
+
+    revision: int
+    presets: tuple[str, ...]
+    rule: str  # what changed, with its section of docs/rules.md
+
+
+#: Every rule change since replay records carried a revision (records without one are
+#: revision 0). A replay recorded under an older revision of its preset is refused, naming
+#: what changed (`check_revision`), rather than replayed under rules it was not played by.
+RULE_CHANGES: tuple[RuleChange, ...] = (
+    RuleChange(1, ("weihai", "lianzhong_classic", "generic216"),
+               "a hidden-solo emperor keeps priority over a grab: a GRAB against him fails and reveals his "
+               "solo (docs/rules.md §3.1, §9 #15)"),
+    RuleChange(1, ("qingdao", "generic216"),
+               "plays of jokers only are not allowed, except to a seat holding no rank card "
+               "(jokers_only_plays=False; docs/rules.md §4.1, §9 #1)"),
+)
+#: The revision that replay records written now carry.
+RULES_REVISION = max(c.revision for c in RULE_CHANGES)
+
+
+def check_revision(preset: str, revision: int) -> None:
+    """ValueError unless a game of `preset` recorded under rules revision `revision` plays the
+    same today: the message names each rule changed since."""
+    if type(revision) is not int or revision < 0:
+        raise ValueError(f"rules_revision is a non-negative integer, got {revision!r}")
+    if revision > RULES_REVISION:
+        raise ValueError(f"recorded under rules revision {revision}, newer than this version knows "
+                         f"({RULES_REVISION}): replay it with the version that recorded it")
+    changed = [c for c in RULE_CHANGES if c.revision > revision and preset in c.presets]
+    if changed:
+        what = "; ".join(f"revision {c.revision}: {c.rule}" for c in changed)
+        raise ValueError(f"recorded under rules revision {revision} of preset {preset!r}, whose rules have changed "
+                         f"since ({what}); the game may not replay the same, so it is refused: replay it with "
+                         f"the version that recorded it")
 
 
 _CALLING = {"emperor_selection": "call", "guard_selection": "call_triple", "void_deal": True,
@@ -157,9 +208,9 @@ PRESETS: dict[str, dict[str, Any]] = {
                          "six_no_jokers": False, "display_direction": "clockwise"},
     "qingdao": {"emperor_selection": "none", "rebellion": "declaration", "surrender": True, "hold_sixes": False,
                 "six_no_jokers": False, "catch_wind": "apply", "end_rule": "four_out", "scoring": "qingdao",
-                "open_guard_multiplier": 1},
+                "open_guard_multiplier": 1, "jokers_only_plays": False},
     "generic216": {**_CALLING, "deck_size": 216, "tribute": True, "forced_call": "triple",
-                   "special_card": True, "grab_moves_emperor_card": True},
+                   "special_card": True, "grab_moves_emperor_card": True, "jokers_only_plays": False},
 }
 
 #: Values each flag may take (checked by `get_rules`); a type means "any value of it".
@@ -180,7 +231,7 @@ ALLOWED: dict[str, tuple[Any, ...] | type] = {
     "surrender": bool,
     "hold_sixes": bool,
     "six_no_jokers": bool,
-    "jokers_only_plays": (True,),
+    "jokers_only_plays": bool,
     "roasting": bool,
     "catch_wind": ("auto", "apply"),
     "end_rule": ("one_side", "four_out"),
@@ -238,6 +289,9 @@ def _check_combination(r: Rules) -> None:
         bad("kick is weihai's: it needs rebellion='open_guard' (kick after a successful rebellion)")
     if r.surrender and r.grab_solo:
         bad("surrender and grab_solo come from different presets and their order is not specified")
+    if r.hold_sixes and r.six_no_jokers and not r.jokers_only_plays:
+        bad("hold_sixes with six_no_jokers needs jokers_only_plays=True: a hand of 6s and jokers could lead "
+            "neither its 6s (they may not carry jokers) nor its jokers (not alone while it holds a 6)")
     if r.deck_size == 216 and r.hold_sixes:
         bad("hold_sixes needs 6 to be the lowest rank (deck 168 or 165); the 216-card deck has 3, 4 and 5")
     if r.scoring == "qingdao" and r.end_rule != "four_out":

@@ -302,7 +302,8 @@ def _decide_text(game: Game, event: tuple, step: str | None) -> str:
                        "qingdao": "he is the guard (no score effect in qingdao)"}.get(
             game.rules.scoring, "he is the guard: all scores doubled"),
         "OPEN_SOLO": "the emperor plays alone, openly",
-        "GRAB": "he becomes the emperor, an open solo with no guard",
+        "GRAB": "he becomes the emperor, an open solo with no guard, unless the emperor plays a hidden solo "
+                "(then the grab fails and reveals it)",
         "SURRENDER": "the solo emperor gives up before play",
         "APPLY_WIND": "he asks to lead if nobody beats the finisher's last play",
     }
@@ -336,6 +337,9 @@ def describe_event(game: Game, event: tuple, step: str | None = None) -> str:
         return f"forced call (逼位): after five abdications seat {event[1]}, the first holding {need}, must call"
     if kind == "grab":
         return f"seat {event[1]} grabbed the solo (抢独)"
+    if kind == "grab_failed":
+        return (f"seat {event[1]} tried to grab the solo (抢独), but the emperor (seat {event[2]}) plays a hidden "
+                "solo, which comes first: the grab fails and everyone now knows he plays alone")
     if kind == "void":
         return "void deal (流局): nobody became emperor; no score, the cards are dealt again"
     if kind == "surrender":
@@ -440,7 +444,8 @@ def decision_help(game: Game, seat: int, action: int) -> str:
         "OPEN_GUARD": f"reveal yourself as the guard: {open_guard_effect}",
         "OPEN_SOLO": "announce that you play alone: +24 if you go out first, else -24; ends at the first player out"
         if rules.scoring != "qingdao" else "announce that you play alone: every point is doubled",
-        "GRAB": "become an open-solo emperor with no guard (+24 if you go out first, else -24)",
+        "GRAB": "become an open-solo emperor with no guard (+24 if you go out first, else -24); if the emperor "
+                "plays a hidden solo his comes first: the grab fails and reveals him",
         "REBEL": "declare yourself a rebel: one alone fails and is marked; two or more reveal the guard"
         if rules.rebellion != "declaration" else "show everyone you are a rebel (no score effect)",
         "KICK": "double the score; "

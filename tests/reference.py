@@ -12,7 +12,7 @@ keeps the legal ones by applying the written rules literally, with plain Python 
   candidate with the previous play's rank cards by §4.3;
 * §4.5 (hold-the-sixes): a play containing a 6 is legal only when it is exactly the player's
   whole remaining hand, and (where 6s may not carry jokers) it contains no joker;
-* §4.1: jokers-only plays only where the rules allow them.
+* §4.1: jokers-only plays only where the rules allow them, or from a hand without rank cards.
 
 A hand is counts over the card kinds of the deck, lowest first (`card_order(rules)`: 12 kinds
 for the 168- and 165-card decks, 16 for generic216 with SP). A play is the tuple
@@ -153,8 +153,9 @@ def legal_plays(hand, previous, rules):
     order = card_order(rules)
     hand = [int(c) for c in hand]
     legal = set()
+    holds_rank = any(count for count, kind in zip(hand, order, strict=True) if kind not in ("SJ", "BJ", "SP"))
     for play in all_plays_in_hand(hand, order):
-        if play[1] == 0 and not rules.jokers_only_plays:
+        if play[1] == 0 and not rules.jokers_only_plays and holds_rank:  # §4.1: jokers alone only then
             continue
         if rules.hold_sixes and not allowed_by_hold_sixes(play, hand, rules.six_no_jokers, order):
             continue

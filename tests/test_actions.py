@@ -31,12 +31,12 @@ CARD_ORDER = reference.CARD_ORDER
 SJ, BJ = reference.SJ, reference.BJ
 
 #: Rule variants the masks are checked under (docs/rules.md §4.1, §4.5; §8 for the jj values).
-#: (`jokers_only_plays=False` is rejected by get_rules: a leader holding only jokers would have
-#: no legal play; see test_rules.py.)
 VARIANTS = {
     "jj": {},
     "no_hold_sixes": {"hold_sixes": False},
     "sixes_may_carry_jokers": {"six_no_jokers": False},
+    # jokers alone only from a hand of jokers (with 6s that may carry them: else no lead, test_rules)
+    "no_jokers_only": {"jokers_only_plays": False, "six_no_jokers": False},
 }
 #: The other presets' decks and comparison modes (docs/rules.md §8): (preset, overrides).
 PRESET_CASES = {
@@ -44,7 +44,8 @@ PRESET_CASES = {
     "lianzhong_roasting": ("lianzhong_simple", {"roasting": True}),  # §4.7
     "lianzhong_hold_sixes": ("lianzhong_simple", {"hold_sixes": True}),  # 6s may carry jokers
     "lianzhong_classic": ("lianzhong_classic", {}),  # the call block after the plays
-    "generic216": ("generic216", {}),  # 216 cards, SP
+    "generic216": ("generic216", {}),  # 216 cards, SP, no jokers-only plays but from a hand of jokers
+    "qingdao": ("qingdao", {}),  # no jokers-only plays but from a hand of jokers
 }
 CASE_RULES = {**{k: get_rules("jj", **v) for k, v in VARIANTS.items()},
               **{k: get_rules(p, **v) for k, (p, v) in PRESET_CASES.items()}}
@@ -483,10 +484,10 @@ def _cases(n_per_case: dict[str, int], seed: int):
         yield name, rules, hands, prevs
 
 
-#: 12,000 (hand, previous play) pairs for jj's variants, 7,000 for the other presets.
-N_PAIRS = {"jj": 7000, "no_hold_sixes": 2500, "sixes_may_carry_jokers": 2500}
+#: 12,500 (hand, previous play) pairs for jj's variants, 8,000 for the other presets.
+N_PAIRS = {"jj": 6000, "no_hold_sixes": 2500, "sixes_may_carry_jokers": 2500, "no_jokers_only": 1500}
 N_PAIRS_PRESETS = {"weihai": 1500, "lianzhong_roasting": 2000, "lianzhong_hold_sixes": 1000,
-                   "lianzhong_classic": 1000, "generic216": 1500}
+                   "lianzhong_classic": 1000, "generic216": 1500, "qingdao": 1000}
 
 
 def _check_masks_against_reference(n_pairs: dict[str, int], seed: int) -> dict[str, int]:

@@ -694,3 +694,32 @@ def test_from_replay_rejects_other_formats_and_versions():
         Game.from_replay({**rec, "format": "something-else"})
     with pytest.raises(ValueError, match="version"):
         Game.from_replay({**rec, "version": 999})
+
+
+@pytest.mark.parametrize("preset", ["qingdao", "weihai", "generic216", "lianzhong_classic"])
+def test_a_replay_recorded_before_its_rules_changed_is_refused_naming_the_change(preset):
+    # records without "rules_revision" are revision 0; these presets changed at revision 1
+    from baohuang_env.rules import RULE_CHANGES
+
+    rec = Game(get_rules(preset), seed=3).to_replay()
+    assert rec["rules_revision"] >= 1
+    assert Game.from_replay(rec).actions == []
+    old = {k: v for k, v in rec.items() if k != "rules_revision"}
+    with pytest.raises(ValueError, match="revision 0") as err:
+        Game.from_replay(old)
+    changed = [c.rule for c in RULE_CHANGES if preset in c.presets]
+    assert changed and all(rule in str(err.value) for rule in changed)
+    with pytest.raises(ValueError, match="newer"):
+        Game.from_replay({**rec, "rules_revision": 999})
+    with pytest.raises(ValueError, match="non-negative integer"):
+        Game.from_replay({**rec, "rules_revision": "1"})
+
+
+@pytest.mark.parametrize("preset", ["jj", "lianzhong_simple"])
+def test_a_replay_of_a_preset_no_revision_changed_still_replays_without_a_revision(preset):
+    game, rng = Game(get_rules(preset), seed=3), np.random.default_rng(3)
+    while not game.is_over:
+        game.step(int(rng.choice(game.legal_actions())))
+    rec = game.to_replay()
+    old = {k: v for k, v in rec.items() if k != "rules_revision"}
+    assert Game.from_replay(old).actions == rec["actions"]

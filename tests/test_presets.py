@@ -9,6 +9,7 @@ import pytest
 from baohuang_env import DECISIONS, PASS, PRESETS, Game, IllegalActionError, get_rules
 from baohuang_env.cards import NUM_SEATS, card_kinds, deal, deck_counts, hand_sizes
 
+from baohuang_env.text import describe_event
 from helpers import hidden_variant
 
 D = {name: 1 + i for i, name in enumerate(DECISIONS)}
@@ -153,6 +154,22 @@ def test_weihai_open_solo_pre_empts_grabs():
     assert g.rules.role_steps[g.step_index] == "kick"
 
 
+def test_weihai_a_hidden_solo_keeps_priority_and_a_grab_reveals_it():
+    # the JJ and Lianzhong pages: "皇帝'独保'优先成功" (§3.1 R2 point 4, §9 #15, #71)
+    hands = ["7 8 9", "8 9 T", "9 T J", "T J Q", "J Q K BJ SJ"]
+    g = build("weihai", hands, emperor_card=4, guard_card=4)
+    do(g, 4, ACCEPT)
+    do(g, 4, NO)  # a hidden solo: the others are asked to grab as always
+    assert options(g) == {"NO", "GRAB"}
+    do(g, 3, NO)
+    assert g.public_guard == -1
+    do(g, 2, GRAB)  # fails: E's own solo comes first, and everyone now knows he plays alone
+    assert (g.emperor, g.guard, g.solo, g.grabbed, g.public_guard) == (4, 4, "hidden", False, 4)
+    assert ("grab_failed", 2, 4) in g.log and g.emperor_card_seat == 4 and g.guard_card_seat == 4
+    # nothing left to reveal or declare: no guard round, no rebellion, no kick
+    assert g.phase == "play" and g.current_player == 4
+
+
 @pytest.mark.parametrize(("rebels", "outcome"), [(0, "none"), (1, "failed"), (2, "succeeded"), (3, "succeeded")])
 def test_weihai_rebellion_needs_two(rebels, outcome):
     g = build("weihai", w_hands(2), emperor_card=4, guard_card=2)
@@ -273,17 +290,17 @@ def test_qingdao_h0_is_emperor_and_a_solo_may_surrender():
 
 
 def test_qingdao_rebellion_is_a_declaration_and_four_out_ends_the_deal():
-    hands = ["7", "8", "9 SJ", "T", "J BJ"]
+    hands = ["7", "8", "9 Q SJ", "T", "J J BJ"]
     g = build("qingdao", hands, emperor_card=4, guard_card=2)
     for s in (4, 0, 1, 2, 3):
         do(g, s, NO)
     for s, a in ((0, REBEL), (1, NO), (2, NO), (3, REBEL)):
         do(g, s, a)
     assert g.rebellion == "declared" and g.rebels == [0, 3] and g.public_guard == -1
-    play(g, 4, "J")
+    play(g, 4, "J J")
     play(g, 0, "pass")
     play(g, 1, "pass")
-    play(g, 2, "SJ")  # reveals the guard
+    play(g, 2, "Q SJ")  # reveals the guard (a joker rides with a rank: jokers alone are not a play here)
     assert g.public_guard == 2
     for s in (3, 4, 0, 1):
         play(g, s, "pass")
@@ -464,6 +481,18 @@ def test_classic_call_of_a_quad_is_a_hidden_solo_and_open_solo_needs_no_cards():
     assert g.phase == "play"  # nobody may grab an open solo; no guard to ask
 
 
+def test_classic_a_grab_against_a_quad_call_fails_and_reveals_the_hidden_solo():
+    hands = ["K/3x4 BJ", "8/1 9/2", "Q/0x2", "T/1 J/1", "A/0 2/0 SJ"]
+    g = build_called("lianzhong_classic", hands, emperor_card=0)
+    do(g, 0, call(g, "K", 3))
+    do(g, 4, NO)
+    do(g, 3, GRAB)  # the hidden solo has priority (§9 #15): nobody else is asked, no guard round
+    assert (g.emperor, g.guard, g.solo, g.grabbed, g.public_guard) == (0, 0, "hidden", False, 0)
+    assert g.phase == "play" and g.current_player == 0
+    event = next(e for e in g.log if e[0] == "grab_failed")
+    assert event == ("grab_failed", 3, 0) and "hidden solo" in describe_event(g, event)
+
+
 def test_classic_forced_round_and_void_deal():
     # after five abdications the first seat from h0 (upper order) with a triple and no quad must call
     hands = ["7/0 BJ", "8/1x3 K/0x4 2/3", "9/2x3", "T/1 9/2", "J/1 SJ"]
@@ -497,9 +526,10 @@ def test_generic216_the_fourth_copy_becomes_sp_and_beats_a_big_joker():
         do(g, s, NO)
     for s in (1, 2, 3, 4):
         do(g, s, NO)
-    play(g, 0, "BJ")
+    play(g, 0, "7 BJ")
     play(g, 1, "pass")
-    do(g, 2, g.table.action_id_of(-1, 0, 0, 0, 1))  # SP alone beats BJ (§4.8)
+    # SP beats BJ (§4.8): Q + SP beats 7 + BJ (jokers alone are no play here, §4.1)
+    do(g, 2, g.table.action_id_of(g.kinds.index("Q"), 1, 0, 0, 1))
     assert g.public_guard == 2 and g.trick[1] == 2
 
 
@@ -525,6 +555,17 @@ def test_generic216_tribute_from_the_second_abdicator_and_grab_moves_the_emperor
     assert g.hands[3][bj] == 1 and g.hands[0][bj] == 0 and g.emperor_card_seat == 3
     assert g.hands[2][sp] == 0 and g.hands[2][k] == 1
     assert g.phase == "play" and g.current_player == 3
+
+
+def test_generic216_a_grab_against_a_hidden_solo_fails_and_the_marked_bj_stays():
+    hands = ["K/3x4 BJ 7/0", "8/1 9/2", "Q/0x2", "T/1 J/1", "A/0 2/0 SJ"]
+    g = build_called("generic216", hands, emperor_card=0)
+    do(g, 0, call(g, "K", 3))  # a quad: a solo, open or hidden chosen next
+    do(g, 0, NO)
+    do(g, 4, GRAB)
+    assert (g.emperor, g.solo, g.grabbed, g.public_guard) == (0, "hidden", False, 0)
+    assert g.hands[0][g.kinds.bj] == 1 and g.hands[4][g.kinds.bj] == 0 and g.emperor_card_seat == 0
+    assert g.phase == "play" and g.current_player == 0
 
 
 def test_generic216_forced_call_applies_even_with_a_quad():

@@ -39,9 +39,14 @@ def test_overrides_apply_one_by_one():
     assert get_rules(six_no_jokers=False).six_no_jokers is False
 
 
-def test_jokers_only_plays_cannot_be_switched_off():
-    # every preset allows jokers-only plays (docs/rules.md §9 #1); without them a leader holding
-    # only jokers would have no legal play (docs/rules.md §4.5 point 5: there is no deadlock)
+def test_jokers_only_plays_are_off_where_a_play_needs_a_rank():
+    # the Qingdao and 216-card pages: a play is N >= 1 cards of one rank plus jokers (§4.1, §9 #1);
+    # the other pages allow jokers alone
+    off = {p for p in PRESETS if not get_rules(p).jokers_only_plays}
+    assert off == {"qingdao", "generic216"}
+    assert get_rules("jj", hold_sixes=False, jokers_only_plays=False).jokers_only_plays is False
+    assert get_rules("jj", six_no_jokers=False, jokers_only_plays=False).jokers_only_plays is False
+    # jj's hold-the-sixes without jokers alone: a hand of 6s and jokers would have no lead
     with pytest.raises(ValueError, match="jokers_only_plays"):
         get_rules("jj", jokers_only_plays=False)
 
