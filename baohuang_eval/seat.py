@@ -52,9 +52,9 @@ class GameRecord:
     deal: int  # the deal's seed
     seat: int  # focal seat
     composition: str  # "A" (first agent of the pair focal) or "B"
-    role: str  # the focal seat's final role (`baohuang_env.roles.ROLES`)
-    side: str  # its side: "emperor_side" or "rebel_side"
-    place: int  # finishing place 1..5
+    role: str  # the focal seat's final role (`baohuang_env.roles.ROLES`; "none" in a void deal)
+    side: str  # its side: "emperor_side" or "rebel_side" ("none" in a void deal)
+    place: int  # finishing place 1..5 (0 in a void deal)
     score: int
 
 
@@ -141,7 +141,8 @@ class SeatProtocol(Protocol):
             focal_name, other_name = (a, b) if comp == "A" else (b, a)
             res = game.result
             role = res.roles[focal]
-            records.append(GameRecord(focal_name, other_name, deal, focal, comp, role, side_of(role),
+            side = "none" if res.end == "void" else side_of(role)  # a void deal (流局): no side, no score
+            records.append(GameRecord(focal_name, other_name, deal, focal, comp, role, side,
                                       res.places[focal], int(res.scores[focal])))
             if replay_dir is not None:
                 write_json_atomic(replay_dir / f"d{deal}-s{focal}-{file_slug(focal_name)}-focal.json", game.record)

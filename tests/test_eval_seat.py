@@ -169,3 +169,15 @@ def test_mask_only_agents_skip_the_encoder():
     mask_only, observing = Seats(_MaskOnly), Seats(Observing)
     SEAT.play_chunk(RULES, "m", "o", mask_only, observing, [1], None)
     assert mask_only.agent.sizes == {0} and observing.agent.sizes == {enc.size}
+
+
+def test_a_void_deal_counts_as_no_score_and_no_side():
+    # lianzhong_classic deal 11000145: random abdications can leave nobody to force (流局)
+    from baohuang_eval.evaluate import evaluate_pair
+
+    pair = evaluate_pair("random", "autoplay", get_rules("lianzhong_classic"), [11000145])
+    void = [r for r in pair.records if r.role == "none"]
+    assert void and all(r.side == "none" and r.score == 0 and r.place == 0 for r in void)
+    assert pair.table_a["overall"].games + pair.table_b["overall"].games == len(pair.records) == 10
+    sides = sum(pair.table_a[s].games + pair.table_b[s].games for s in ("emperor_side", "rebel_side"))
+    assert sides == len(pair.records) - len(void)
