@@ -7,8 +7,9 @@
 One local process (Starlette on uvicorn) owns every game; a page only ever gets its seat's
 view. `/` sets up a game (rules, your seat, an opponent for each other seat from
 `--opponents`) and plays it; `/replay` steps through a replay file (picked in the page or
-given with `--replays`). `--hints SPEC` names the agent whose top moves the page can show
-for your seat (default: the strongest shipped agent of each preset, `pretrained`).
+given with `--replays`). `--hints SPEC[,SPEC...]` names the agent whose top moves the page can
+show for your seat, the first of the list that plays the game's preset (default: the strongest
+shipped agent of each preset, `pretrained`, else the heuristic bot, so every preset has hints).
 Needs the web extra: pip install "baohuang-rl[web]" (in a clone: pip install -e ".[web]").
 """
 
@@ -18,9 +19,9 @@ import importlib.util
 
 from baohuang_cli.argtypes import positive_int
 
-#: The hint agent by default: the strongest shipped agent of the game's preset (package data,
-#: found from any directory); presets without one show no hint button.
-DEFAULT_HINTS = "pretrained"
+#: The hint agents by default, the first that plays the game's preset: the strongest shipped
+#: agent of the preset (package data, found from any directory), else the heuristic bot.
+DEFAULT_HINTS = "pretrained,heuristic"
 INSTALL = 'pip install "baohuang-rl[web]" (in a clone: pip install -e ".[web]")'
 
 
@@ -35,9 +36,10 @@ def add_parser(sub) -> None:
                    help="comma-separated agent specs a page may choose as opponents (default "
                         "heuristic,greedy,autoplay,random; checkpoints as kind:path, e.g. "
                         "pretrained:dmc_kickstart_jj or dmc:runs/RUN/model.pt)")
-    p.add_argument("--hints", default=DEFAULT_HINTS, metavar="SPEC",
-                   help=f"agent whose top moves the page shows on request (default {DEFAULT_HINTS}: the strongest "
-                        "shipped agent of the game's preset); 'none' turns hints off")
+    p.add_argument("--hints", default=DEFAULT_HINTS, metavar="SPEC[,SPEC...]",
+                   help=f"agent whose top moves the page shows on request, the first of the list that plays the "
+                        f"game's preset (default {DEFAULT_HINTS}: the strongest shipped agent of the preset, else "
+                        "the heuristic bot); 'none' turns hints off")
     p.add_argument("--replays", nargs="*", default=[], metavar="PATH",
                    help="replay files or folders of them to offer in the replay viewer")
     p.add_argument("--seed", type=int, default=None,
@@ -57,12 +59,12 @@ def main(args) -> int:
 
     from baohuang_env.rules import get_rules
     from baohuang_web.app import create_app
-    from baohuang_web.sessions import SessionStore
+    from baohuang_web.sessions import SessionStore, hint_specs
 
     get_rules(args.preset)  # ValueError lists the presets
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     hints = args.hints
-    for spec in [*specs, *([hints] if hints != "none" else [])]:
+    for spec in [*specs, *(hint_specs(hints) if hints != "none" else [])]:
         check_spec(spec)
     store = SessionStore(specs, args.preset, None if hints == "none" else hints, args.max_games, seed=args.seed)
     store.hint_presets()  # load the hint agent for each preset now, not in the first page's request

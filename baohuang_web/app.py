@@ -194,9 +194,9 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
         session = session_of(request)
 
         def run() -> dict[str, Any]:
-            agent = store.hint_agent(session.game.rules)
+            spec, agent = store.hint_agent(session.game.rules)
             with session.lock:
-                return {"agent": store.hint_spec, **session.hint(agent)}
+                return {"agent": spec, **session.hint(agent)}
 
         return JSONResponse(await run_in_threadpool(run))
 

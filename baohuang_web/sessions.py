@@ -202,6 +202,11 @@ class GameSession:
         return agent_hint(agent, self.encoder.encode(self.game, self.seat), self.game.legal_mask(), labels)
 
 
+def hint_specs(hints: str) -> list[str]:
+    """The agent specs of a `--hints` value, in order of preference ("pretrained,heuristic")."""
+    return [spec.strip() for spec in hints.split(",") if spec.strip()]
+
+
 class SessionStore:
     """The games of one server, by id; `specs` are the opponents a page may choose.
 
@@ -283,14 +288,20 @@ class SessionStore:
         session.touched = time.monotonic()
         return session
 
-    def hint_agent(self, rules: Rules) -> Agent:
-        """The agent that gives hints for games under `rules`; Conflict when there is none."""
+    def hint_agent(self, rules: Rules) -> tuple[str, Agent]:
+        """The spec and agent that give hints for games under `rules`: the first of the
+        comma-separated `hint_spec` that plays them (a checkpoint plays only the rules it was
+        trained on, so "pretrained,heuristic" falls back to the bot where no agent is
+        shipped); Conflict when there is none."""
         if self.hint_spec is None:
             raise Conflict("this server gives no hints (start it with --hints SPEC)")
-        try:
-            return self.parts.agent(self.hint_spec, rules, 0)
-        except ValueError as err:
-            raise Conflict(f"no hints for preset {rules.preset!r}: {err}") from None
+        errors = []
+        for spec in hint_specs(self.hint_spec):
+            try:
+                return spec, self.parts.agent(spec, rules, 0)
+            except ValueError as err:
+                errors.append(f"{spec}: {err}")
+        raise Conflict(f"no hints for preset {rules.preset!r}: {'; '.join(errors)}")
 
     def hint_presets(self) -> list[str]:
         """The presets whose games get hints (`hint_agent` succeeds; a checkpoint agent

@@ -47,6 +47,23 @@ def test_hint_presets_are_exactly_the_presets_whose_games_get_hints():
         assert status == (200 if preset in options["hint_presets"] else 409), preset
 
 
+def test_the_default_hints_fall_back_to_the_heuristic_where_no_agent_is_shipped():
+    """`pretrained,heuristic` (the serve default): the shipped agent's Q values in jj, the
+    heuristic's choice in every other preset, each answer naming the agent that gave it."""
+    pytest.importorskip("torch")
+    from baohuang_cli.serve_cmd import DEFAULT_HINTS
+
+    client = client_for(seeded_store(hint_spec=DEFAULT_HINTS))
+    options = client.get("/api/options").json()
+    assert options["hint_presets"] == options["presets"]
+    for preset in ("jj", "weihai", "generic216"):
+        game_id, headers, _ = start_game(client, preset, seat=0)
+        _to_human_turn(client, game_id, headers)
+        hint = client.get(f"/api/games/{game_id}/hints", headers=headers).json()
+        assert hint["agent"] == ("pretrained" if preset == "jj" else "heuristic"), preset
+        assert hint["kind"] == ("values" if preset == "jj" else "choice") and hint["moves"], preset
+
+
 def test_a_seeded_store_deals_the_same_games_on_every_run_and_a_default_one_does_not():
     def seeds(store: SessionStore) -> list[int]:
         client = client_for(store)

@@ -24,7 +24,8 @@ def test_serve_listens_on_loopback_port_8000_with_jj_by_default():
     args = cli.build_parser().parse_args(["serve"])
     assert (args.host, args.port, args.preset) == ("127.0.0.1", 8000, "jj")
     assert args.opponents.split(",") == ["heuristic", "greedy", "autoplay", "random"]
-    assert args.seed is None and args.hints == "pretrained"  # unpredictable deals, the shipped agent's hints
+    # unpredictable deals; the shipped agent's hints, the heuristic's where none is shipped
+    assert args.seed is None and args.hints == "pretrained,heuristic"
 
 
 def test_without_the_web_extra_serve_says_how_to_install_it(monkeypatch, capsys):
@@ -92,7 +93,7 @@ def test_serve_hints_with_the_strongest_shipped_agent_from_any_directory(tmp_pat
     pytest.importorskip("uvicorn")
     proc, url, options = _serve(["--opponents", "random"], cwd=tmp_path)
     try:
-        assert options["hints"] == "pretrained"
+        assert options["hints"] == "pretrained,heuristic" and options["hint_presets"] == options["presets"]
         game = _request(f"{url}/api/games", "POST", {"preset": "jj", "seat": 0, "opponents": "random"})
         headers = {"X-Player-Token": game["token"]}
         view = game["view"]
