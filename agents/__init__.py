@@ -14,6 +14,7 @@ from baohuang_env.autoplay import AutoPlayAgent
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .pretrained import make_pretrained
+from .role_policy import role_choices
 
 
 def _dmc_agent(arg, rules, seed):
@@ -32,10 +33,22 @@ def _ppo_agent(arg, rules, seed):
     return PPOAgent.from_checkpoint(arg, rules)
 
 
+def _heuristic_agent(arg, rules, seed):
+    """`heuristic` or `heuristic:roles=X`: X is all (default), none (the auto-play role
+    defaults) or one prompt kind whose fitted model alone is used (`agents.role_policy`)."""
+    if not arg:
+        return HeuristicAgent(rules)
+    key, sep, roles = arg.partition("=")
+    if key != "roles" or not sep:
+        raise ValueError(f"unknown heuristic argument {arg!r}; write heuristic:roles=X with X one of "
+                         f"{list(role_choices(rules))}")
+    return HeuristicAgent(rules, roles=roles)
+
+
 def register() -> None:
     """Register this package's agent kinds (the `baohuang_env.agents` entry point)."""
     register_agent("greedy", lambda arg, rules, seed: GreedyAgent(rules))
-    register_agent("heuristic", lambda arg, rules, seed: HeuristicAgent(rules))
+    register_agent("heuristic", _heuristic_agent)
     register_agent("dmc", _dmc_agent)
     register_agent("ppo", _ppo_agent)
     register_agent("pretrained", make_pretrained)

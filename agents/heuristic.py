@@ -25,17 +25,16 @@ action table. The pieces:
   breaking a group (3): a whole group that sheds a rank is preferred to a lower split one.
   Jokers and 2s are saved: they are spent only in the end game (at most `spend_at` cards left
   after the play), or to stop a known opponent holding at most `danger_left` cards.
-* **Role phase.** Linear hand-strength models (`features`: jokers, 2s, aces, kings, weak
-  groups, 6s), fitted on counterfactual self-play, decide: without the guard card the throne
-  is always accepted (abdicating lost on average for every hand class measured); holding
-  both marked cards, a hand too weak for a solo abdicates, a strong one accepts and declares
-  an open solo (docs/rules.md §6.1: ±24); the guard declares open guard (x2) when the model
-  expects the doubling to pay. The models were fitted on jj, so they are used only where the
-  role phase means what it means in jj (accept/abdicate with no tribute and no void deal,
-  JJ scoring, the 168-card deck). In every other preset, and for every prompt the models do
-  not cover (weihai's decline, calls, grab, rebellion, kick, surrender), the bot gives the
-  auto-play defaults of docs/rules.md §7 (`baohuang_env.autoplay.RoleDefaults`): accept, call the
-  lowest triple or abdicate, and NO to everything else. It never applies for the wind.
+* **Role phase.** Fitted decision models looked up by (preset, prompt kind)
+  (`agents.role_policy`, data in `agents/role_models/<preset>.json`): per answer, a linear
+  estimate of the deciding seat's final score from its hand features (jokers, 2s, aces, kings,
+  weak groups, lowest-rank cards; SP; abdications or rebels so far where they matter), fitted
+  on counterfactual play-outs (`agents.role_fit`); the bot gives the answer with the best
+  estimate. Where a preset has no model of a prompt, or its model was not significantly better
+  than the auto-play default, the bot gives the default of docs/rules.md §7
+  (`baohuang_env.autoplay.RoleDefaults`). `roles="none"` plays the defaults everywhere and
+  `roles=KIND` uses one model only (the held-out checks of docs/role_models.md). It never
+  applies for the wind (in the engine `APPLY_WIND` acts exactly as a pass, docs/rules.md §4.6).
 """
 
 from __future__ import annotations
@@ -48,18 +47,12 @@ from weakref import WeakValueDictionary
 import numpy as np
 
 from baohuang_env.cards import COPIES_PER_RANK
-from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, action_table
+from baohuang_env.actions import FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
-from baohuang_env.autoplay import RoleDefaults
 from .guard_belief import guard_candidates
+from .role_policy import RolePolicy
 from .view import OPPONENT, PARTNER, SeatView
-
-ACCEPT = DECISION_ID["ACCEPT"]
-ABDICATE = DECISION_ID["ABDICATE"]
-NO = DECISION_ID["NO"]
-OPEN_SOLO = DECISION_ID["OPEN_SOLO"]
-OPEN_GUARD = DECISION_ID["OPEN_GUARD"]
 
 #: Resolution of the share of unseen cards a seat holds, in the binomial lookup table.
 _P_BINS = 64
@@ -70,22 +63,6 @@ _MAX_J = 4
 _MAX_S = 4
 
 _Index = TypeVar("_Index", int, np.ndarray)
-
-# Role-phase models: linear in `HeuristicAgent.features` (1, BJ, SJ, 2, A, K, weak groups, 6),
-# fitted by least squares on counterfactual self-play of this bot (the same deal played out
-# after each choice; 300 to 1,500 deals per model), and checked on fresh deals after the play
-# was tuned: the solo rule scored +4.1 per both-cards holder (always accepting: +2.3, always
-# abdicating: +1.0), the open-guard rule gained +0.11 per guard over never opening, and
-# accepting without the guard card beat abdicating by 2.5 points on average (1,200 deals),
-# for every joker count measured. Expected score of the deciding seat:
-#: holding both marked cards: accept and declare an open solo
-OPEN_SOLO_SCORE = np.array([-37.0, 12.66, 6.60, 2.56, 2.44, 1.05, -1.93, 0.85])
-#: ... accept and keep the solo hidden
-HIDDEN_SOLO_SCORE = np.array([-9.10, 5.05, 3.63, 1.41, 0.53, 0.14, -1.76, 0.13])
-#: ... abdicate (and play as the hidden guard of whoever accepts)
-ABDICATE_SCORE = np.array([-0.11, 0.69, 0.41, 0.20, 0.04, -0.03, -0.19, -0.04])
-#: the guard: score gain of declaring open guard (x2) over staying hidden
-OPEN_GUARD_GAIN = np.array([0.46, 0.52, 0.60, 0.13, -0.02, 0.06, -0.28, -0.16])
 
 #: Likelihood ratio of a guard's over a rebel's overtaking the emperor's play (`guard_belief`).
 OVERTAKE_LIKELIHOOD = 0.2
@@ -226,7 +203,7 @@ class _RecentDecisions:
             del entries[next(iter(entries))]
 
 
-#: The recent decisions of each configuration: (class, rules, repr of the sorted parameters) -> them.
+#: The recent decisions of each configuration: (class, rules, repr of the role models and sorted parameters) -> them.
 _RECENT: WeakValueDictionary[tuple[type, Rules, str], _RecentDecisions] = WeakValueDictionary()
 
 
@@ -239,7 +216,10 @@ class HeuristicAgent:
     #: safe without a joker (keeps early decisions cheap; such hands almost never finish).
     MAX_NATURAL_SAFE = 4
 
-    def __init__(self, rules: Rules, **params: float) -> None:
+    def __init__(self, rules: Rules, roles: str = "all", **params: float) -> None:
+        """`roles`: the role-phase models to use, "all" (default), "none" (the auto-play
+        defaults) or one prompt kind (`agents.role_policy.role_choices`); `params`: play
+        parameters overriding `DEFAULTS`."""
         unknown = set(params) - set(DEFAULTS)
         if unknown:
             raise ValueError(f"unknown HeuristicAgent parameters {sorted(unknown)}; known: {sorted(DEFAULTS)}")
@@ -284,11 +264,9 @@ class HeuristicAgent:
         self._joker_bins = p["opp_joker_use"] * _P_BINS
         self.hold_sixes = rules.hold_sixes
         self._plays_end = FIRST_PLAY + t.num_plays  # the call block (calling presets) follows the plays
-        self.roles = RoleDefaults(rules)
-        #: the role models were fitted on jj: used only where the role phase means the same
-        self.role_models = (rules.emperor_selection == "abdicate" and not rules.tribute and not rules.void_deal
-                            and rules.scoring == "jj" and rules.deck_size == 168)
-        self._recent = _RECENT.setdefault((type(self), rules, repr(sorted(self.p.items()))), _RecentDecisions())
+        self.roles = RolePolicy(rules, roles)
+        self._recent = _RECENT.setdefault((type(self), rules, repr((roles, sorted(self.p.items())))),
+                                          _RecentDecisions())
 
     # ================================================================== entry point
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -317,9 +295,7 @@ class HeuristicAgent:
         if plays.size == 0:
             if mask[PASS]:  # (never APPLY_WIND)
                 return PASS, None
-            if not self.role_models:
-                return self.roles.choose(observation, mask), None
-            return self._role(SeatView(observation, self.rules), observation, mask), None
+            return self.roles.choose(observation, mask), None
         v = SeatView(observation, self.rules)
         odds = _Odds(self, v)
         out = plays[self._size[plays] == int(v.hand.sum())]
@@ -367,27 +343,6 @@ class HeuristicAgent:
                     weight[seat] *= OVERTAKE_LIKELIHOOD
                 last = seat
         return weight / weight.sum() if weight.any() else np.full(len(weight), 1.0 / len(weight))
-
-    # ================================================================== role phase
-    def features(self, hand: np.ndarray) -> np.ndarray:
-        """Hand features of the role-phase models: 1, BJs, SJs, 2s, aces, kings, weak groups
-        (how many of 7..Q are held), 6s."""
-        R = self.R
-        return np.array([1.0, hand[self.BJ], hand[self.SJ], hand[R - 1], hand[R - 2], hand[R - 3],
-                         np.count_nonzero(hand[1:R - 3]), hand[0]], dtype=np.float64)
-
-    def _role(self, v: SeatView, observation: np.ndarray, mask: np.ndarray) -> int:
-        x = self.features(v.hand)
-        if mask[ACCEPT] and mask[ABDICATE]:
-            if v.hold_guard_card:  # accepting makes me a solo: only with a hand worth an open solo
-                return ACCEPT if x @ OPEN_SOLO_SCORE > x @ ABDICATE_SCORE else ABDICATE
-            return ACCEPT  # without the guard card the throne is worth taking with any hand
-        if mask[OPEN_SOLO]:
-            return OPEN_SOLO if x @ OPEN_SOLO_SCORE > x @ HIDDEN_SOLO_SCORE else NO
-        if mask[OPEN_GUARD]:  # (without the x2 an open guard only tells the rebels who he is)
-            worth = self.rules.open_guard_multiplier > 1 and x @ OPEN_GUARD_GAIN > 0
-            return OPEN_GUARD if worth else NO
-        return self.roles.choose(observation, mask)
 
     # ================================================================== finishing plan
     def _threats(self, v: SeatView) -> list[int]:
