@@ -121,12 +121,12 @@ def fit_model(kind: str, features: tuple[str, ...], samples: list[Sample]) -> tu
         counts[name] = len(rows)
         if len(rows) >= MIN_CLASS_SAMPLES:
             answers[name] = _lstsq(np.array([s.x for s in rows]), np.array([s.scores[name] for s in rows]))
-    return RoleModel(kind, features, samples[0].default, answers), counts
+    return RoleModel(kind, features, answers), counts
 
 
 def gains(model: RoleModel, samples: list[Sample]) -> np.ndarray:
     """Per sample: the score of the model's answer minus the default's."""
-    return np.array([s.scores[model.choose(s.x, s.scores)] - s.scores[s.default] for s in samples])
+    return np.array([s.scores[model.choose(s.x, s.scores, s.default)] - s.scores[s.default] for s in samples])
 
 
 def cross_validated_gain(kind: str, features: tuple[str, ...], samples: list[Sample]) -> np.ndarray:
@@ -161,8 +161,9 @@ def fit_all(rules: Rules, samples: list[Sample]) -> dict[str, dict[str, Any]]:
             use, reason = False, "not significantly better than the default in cross-validation"
         else:
             use, reason = True, "cross-validated gain over the default significantly above 0"
+        defaults = sorted({s.default for s in rows}, key=[s.default for s in rows].index)
         entries[kind] = {
-            "features": list(features), "default": model.default, "use": use, "reason": reason,
+            "features": list(features), "default": "|".join(defaults), "use": use, "reason": reason,
             "answers": {a: [round(float(c), 4) for c in coef] for a, coef in model.answers.items()},
             "samples": len(rows), "class_samples": counts,
             "cv_gain": round(mean, 4),

@@ -1,7 +1,7 @@
 """The heuristic bot's role-phase decisions: fitted models looked up by (preset, prompt kind).
 
 Each preset has one data file, `agents/role_models/<preset>.json` (package data, read with
-importlib.resources), written by the fitter (`agents.role_fit`, `baohuang fit-roles`). A model
+importlib.resources), written by the fitter (`agents.role_fit`, `baohuang fit`). A model
 of one prompt kind is, per answer class, a linear estimate of the deciding seat's final score
 after that answer (least squares on counterfactual play-outs), in the features the model
 names (`agents.role_prompts`). The bot takes the answer with the best estimate; a model the
@@ -40,21 +40,20 @@ class RoleModel:
 
     kind: str
     features: tuple[str, ...]
-    default: str
     answers: dict[str, np.ndarray]
 
-    def choose(self, x: np.ndarray, legal: dict[str, int]) -> str:
-        """The legal class with the highest expected score; the default unless another is
-        strictly better (one dot product per class)."""
+    def choose(self, x: np.ndarray, legal: dict[str, int], default: str) -> str:
+        """The legal class with the highest expected score; `default` (the prompt's auto-play
+        answer) unless another is strictly better (one dot product per class)."""
         best, value = None, -np.inf
-        if self.default in legal and self.default in self.answers:
-            best, value = self.default, x @ self.answers[self.default]
+        if default in legal and default in self.answers:
+            best, value = default, x @ self.answers[default]
         for name in legal:
             if name in self.answers and name != best:
                 v = x @ self.answers[name]
                 if v > value:
                     best, value = name, v
-        return best if best is not None else self.default
+        return best if best is not None else default
 
 
 def _fitted_rules(rules: Rules) -> dict[str, Any]:
@@ -82,7 +81,7 @@ def load_models(rules: Rules) -> dict[str, RoleModel]:
     data = model_file(rules.preset)
     if data is None or {k: v for k, v in data["rules"].items() if k not in _DISPLAY_FIELDS} != _fitted_rules(rules):
         return {}
-    return {kind: RoleModel(kind, tuple(m["features"]), m["default"],
+    return {kind: RoleModel(kind, tuple(m["features"]),
                             {a: np.array(c, dtype=np.float64) for a, c in m["answers"].items()})
             for kind, m in data["models"].items() if m["use"]}
 
@@ -115,7 +114,7 @@ class RolePolicy:
             model = self.models.get(prompt.kind) if prompt is not None else None
             if model is not None:
                 x = self.reader.features(v, observation, model.features)
-                return prompt.answers[model.choose(x, prompt.answers)]
+                return prompt.answers[model.choose(x, prompt.answers, prompt.default)]
         return self.defaults.choose(observation, mask)
 
 

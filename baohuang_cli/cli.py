@@ -15,7 +15,7 @@ COMMANDS = {
     "bench": "baohuang_cli.bench",
     "eval": "baohuang_cli.eval_cmd",
     "fuzz": "baohuang_cli.fuzz",
-    "fit-roles": "baohuang_cli.fit_roles_cmd",
+    "fit": "baohuang_cli.fit_cmd",
     "train": "baohuang_cli.train_cmd",
     "export": "baohuang_cli.export_cmd",
     "replay": "baohuang_cli.replay_cmd",

@@ -1,7 +1,7 @@
-"""`baohuang fit-roles`: fit the heuristic bot's role-phase models of one preset on seeded deals.
+"""`baohuang fit`: fit the heuristic bot's role-phase models of one preset on seeded deals.
 
-    baohuang fit-roles --preset weihai --deals 600 --deal-seed 30000000 --out agents/role_models/weihai.json
-    baohuang fit-roles --preset jj --deals 600 --keep-models --out agents/role_models/jj.json
+    baohuang fit --preset weihai --deals 600 --deal-seed 30000000 --out agents/role_models/weihai.json
+    baohuang fit --preset jj --deals 600 --keep-models --out agents/role_models/jj.json
 
 Plays each deal with the heuristic at every seat and every role answer tried out on a copy
 (`agents.role_fit`), fits one model per prompt kind and writes the data file (models and
@@ -25,7 +25,7 @@ FIT_SEED_START = 30_000_000
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("fit-roles", help="fit the heuristic bot's role-phase models on counterfactual play-outs",
+    p = sub.add_parser("fit", help="fit the heuristic bot's role-phase models on counterfactual play-outs",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--preset", default="jj", choices=sorted(PRESETS), help="rule preset (default jj)")
     p.add_argument("--deals", type=positive_int, default=600, help="number of deals (default 600)")
@@ -50,11 +50,11 @@ def main(args) -> int:
         now = time.monotonic()
         if now - last >= 10 or done == args.deals:
             last = now
-            print(f"fit-roles {args.preset}: {done}/{args.deals} deals, {samples} samples, "
+            print(f"fit {args.preset}: {done}/{args.deals} deals, {samples} samples, "
                   f"{now - start:.0f} s", file=sys.stderr, flush=True)
 
     samples = collect(rules, range(args.deal_seed, args.deal_seed + args.deals), progress)
-    command = "baohuang fit-roles " + shlex.join(
+    command = "baohuang fit " + shlex.join(
         ["--preset", args.preset, "--deals", str(args.deals), "--deal-seed", str(args.deal_seed)]
         + (["--keep-models"] if args.keep_models else []))
     data = model_data(rules, args.deal_seed, args.deals, samples, command)
