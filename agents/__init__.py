@@ -35,7 +35,8 @@ def _ppo_agent(arg, rules, seed):
 
 def _heuristic_agent(arg, rules, seed):
     """`heuristic` or `heuristic:roles=X`: X is all (default), none (the auto-play role
-    defaults) or one prompt kind whose fitted model alone is used (`agents.role_policy`)."""
+    defaults) or prompt kinds joined by commas whose fitted models alone are used
+    (`agents.role_policy`)."""
     if not arg:
         return HeuristicAgent(rules)
     key, sep, roles = arg.partition("=")

@@ -33,7 +33,7 @@ action table. The pieces:
   estimate. Where a preset has no model of a prompt, or its model was not significantly better
   than the auto-play default, the bot gives the default of docs/rules.md §7
   (`baohuang_env.autoplay.RoleDefaults`). `roles="none"` plays the defaults everywhere and
-  `roles=KIND` uses one model only (the held-out checks of docs/role_models.md). It never
+  `roles=KIND[,KIND...]` uses those models only (the held-out checks of docs/role_models.md). It never
   applies for the wind (in the engine `APPLY_WIND` acts exactly as a pass, docs/rules.md §4.6).
 """
 
@@ -218,7 +218,7 @@ class HeuristicAgent:
 
     def __init__(self, rules: Rules, roles: str = "all", **params: float) -> None:
         """`roles`: the role-phase models to use, "all" (default), "none" (the auto-play
-        defaults) or one prompt kind (`agents.role_policy.role_choices`); `params`: play
+        defaults) or prompt kinds joined by commas (`agents.role_policy.role_choices`); `params`: play
         parameters overriding `DEFAULTS`."""
         unknown = set(params) - set(DEFAULTS)
         if unknown:

@@ -87,21 +87,25 @@ def load_models(rules: Rules) -> dict[str, RoleModel]:
 
 
 def role_choices(rules: Rules) -> tuple[str, ...]:
-    """The values `HeuristicAgent(roles=...)` accepts for `rules`: "all", "none", or one
-    prompt kind with a model in use."""
+    """The values `HeuristicAgent(roles=...)` accepts for `rules`: "all", "none", or prompt
+    kinds with a model in use (several joined by commas)."""
     return ("all", "none", *sorted(load_models(rules)))
 
 
 class RolePolicy:
-    """The role answers of one bot: the models of `roles` ("all", "none" or one prompt kind)
-    where they apply, the auto-play defaults elsewhere."""
+    """The role answers of one bot: the models of `roles` ("all", "none", or prompt kinds
+    joined by commas, e.g. "grab,guard") where they apply, the auto-play defaults elsewhere.
+    (A kind that follows declarations, such as weihai's kick, is met only when another kind
+    declares: its check compares the other models with and without it.)"""
 
     def __init__(self, rules: Rules, roles: str = "all") -> None:
         choices = role_choices(rules)
-        if roles not in choices:
-            raise ValueError(f"unknown role models {roles!r} for preset {rules.preset!r}; allowed: {list(choices)}")
+        kinds = roles.split(",")
+        if roles not in ("all", "none") and not all(k in choices[2:] for k in kinds):
+            raise ValueError(f"unknown role models {roles!r} for preset {rules.preset!r}; allowed: "
+                             f"{list(choices)} (kinds may be joined by commas)")
         models = load_models(rules)
-        self.models = {} if roles == "none" else models if roles == "all" else {roles: models[roles]}
+        self.models = {} if roles == "none" else models if roles == "all" else {k: models[k] for k in kinds}
         self.rules = rules
         self.defaults = RoleDefaults(rules)
         self.reader = PromptReader(rules)
