@@ -400,11 +400,12 @@ def test_greedy_and_heuristic_use_the_defaults_where_they_have_no_model():
     mask[[D["ABDICATE"], D["OPEN_SOLO"]]] = 1
     for name in ("greedy", "heuristic"):
         assert table.describe(make_agent(name, rules).act(obs, mask)) == "CALL ♥9"
+    # weihai's decline has no model in use (agents/role_models/weihai.json): the default, ACCEPT
     heuristic = make_agent("heuristic", get_rules("weihai"))
-    assert heuristic.role_models is False and make_agent("heuristic", get_rules("jj")).role_models is True
+    assert "decline" not in heuristic.roles.models and {"grab", "guard"} <= set(heuristic.roles.models)
     weihai_mask = np.zeros(action_table(get_rules("weihai")).num_actions, dtype=np.int8)
-    weihai_mask[[D["NO"], D["KICK"]]] = 1
-    assert heuristic.act(np.zeros(Encoder(get_rules("weihai")).size, np.float32), weihai_mask) == D["NO"]
+    weihai_mask[[D["ACCEPT"], D["DECLINE"]]] = 1
+    assert heuristic.act(np.zeros(Encoder(get_rules("weihai")).size, np.float32), weihai_mask) == D["ACCEPT"]
 
 
 # ------------------------------------------------------------------ fuzz
