@@ -1,0 +1,173 @@
+"""Resampling a game from one seat's information (OpenSpiel's `ResampleFromInfostate`): a game
+that seat cannot tell apart from the true one, for the leak audit and for search.
+
+Built by deal and replay, through the engine's own owners: the other seats' *dealt* hands are
+drawn, the game is dealt with `Game.from_deal` and the true game's actions are replayed with
+`Game.step`, so the role phase writes every role fact itself. The draw:
+
+* the viewer keeps its dealt hand; every other seat keeps its dealt card count;
+* every card that left a seat during the game (plays, tribute, any card move) is dealt to
+  that seat again (its public use pins it there; in calling presets one of the seat's own
+  suited copies), and a caller keeps three copies of the suit-rank he called;
+* the marked emperor card (a BJ) stays with its first holder (public: he is asked first);
+* the guard card (an SJ; fixed-guard-card presets), when the guard is hidden from the viewer,
+  goes to one of `guard_seats` (uniform, or by `guard_weights`); in calling presets the guard
+  follows from the deal (the called card's 4th copy);
+* the rest of the other seats' dealt cards are pooled and dealt again at random.
+
+A draw is accepted when every action replays legally, each was taken by the same seat, and the
+viewer's observation (`Encoder.encode`) and, on his turn, mask are byte-identical to the true
+game's; else it is drawn again, up to `tries` times (`ResampleError` after that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .cards import NUM_SEATS
+from .encoding import Encoder
+from .game import Game, IllegalActionError
+from .knowledge import known_guard
+
+
+class ResampleError(RuntimeError):
+    """No draw consistent with the viewer's information was found in the tries allowed."""
+
+
+def guard_seats(game: Game, viewer: int) -> list[int]:
+    """Seats that may hold the guard card as `viewer` knows the game: [the holder] when the
+    viewer knows him (or there is no guard card to move), else every other seat with cards
+    that has not declared rebel (not the caller in a calling preset: his guard is the 4th
+    copy's holder)."""
+    holder = game.guard_card_seat
+    if holder < 0 or holder == viewer or known_guard(game, viewer) >= 0 or game.solo == "open":
+        return [holder]
+    calling = game.rules.suits_matter
+    return [s for s in range(NUM_SEATS) if s != viewer and game.cards_left[s] > 0 and s not in game.rebels
+            and not (calling and s == game.emperor)]
+
+
+def _units(game: Game) -> np.ndarray:
+    """Each seat's cards as (5, U) unit counts: per kind, or per kind and suit when suits are dealt."""
+    if game.cards.suits is None:
+        return np.array(game.cards.hands, dtype=np.int64)
+    return np.array(game.cards.suits, dtype=np.int64).reshape(NUM_SEATS, -1)
+
+
+class _Truth:
+    """What the draw keeps from the true game: the dealt units, the units each seat gave away
+    over the game, who acted at each step, the viewer's observation and mask."""
+
+    def __init__(self, game: Game, viewer: int) -> None:
+        g = game.copy()
+        g.reset(game.seed)  # the same deal (custom or seeded), before any action
+        self.rules, self.viewer, self.actions = game.rules, viewer, list(game.actions)
+        self.suited = g.cards.suits is not None
+        self.dealt = _units(g)
+        self.first_emperor_card_seat = g.roles.first_emperor_card_seat
+        self.guard_card_seat = g.roles.guard_card_seat
+        k = g.kinds.num_kinds
+        gave = np.zeros((NUM_SEATS, k), dtype=np.int64)  # per kind: the engine may forget suits
+        self.actors = []
+        self.called = np.zeros_like(self.dealt)  # per unit: the copies a caller must hold of his call
+        for a in self.actions:
+            if g.table.is_call(a):
+                kind, suit = g.table.call_of(a)
+                unit = kind * 4 + suit
+                self.called[g.current_player, unit] = min(3, self.dealt[g.current_player, unit])
+            before = np.array(g.cards.hands, dtype=np.int64)
+            self.actors.append(g.current_player)
+            g.step(a)
+            gave += np.maximum(before - np.array(g.cards.hands, dtype=np.int64), 0)
+        self.gave = gave
+        self.kinds = g.kinds
+        enc = Encoder(game.rules)
+        self.encode = enc.encode
+        self.obs = enc.encode(game, viewer).tobytes()
+        self.turn = game.current_player == viewer and not game.is_over
+        self.mask = game.legal_mask().tobytes() if self.turn else b""
+        self.phase, self.current = game.phase, game.current_player
+
+
+def _draw(t: _Truth, guard_seat: int, rng: np.random.Generator) -> np.ndarray:
+    """Dealt units for all seats (module docstring): pinned cards stay, the rest is redealt."""
+    per = 4 if t.suited else 1
+    dealt = t.dealt.copy()
+    others = [s for s in range(NUM_SEATS) if s != t.viewer]
+    kept = np.zeros_like(dealt)
+    for s in others:
+        for kind in np.flatnonzero(t.gave[s]):  # the seat's own suited copies of what it gave away
+            copies = np.repeat(np.arange(kind * per, kind * per + per), dealt[s, kind * per:kind * per + per])
+            take = rng.choice(copies, size=min(int(t.gave[s, kind]), copies.size), replace=False)
+            np.add.at(kept[s], take, 1)
+    kept = np.maximum(kept, t.called)
+    bj, sj = t.kinds.bj * per, t.kinds.sj * per  # jokers are suit 0
+    e = t.first_emperor_card_seat
+    if e != t.viewer and kept[e, bj] == 0:
+        kept[e, bj] = 1
+    if guard_seat >= 0 and guard_seat != t.viewer and kept[guard_seat, sj] == 0:
+        kept[guard_seat, sj] = 1
+    free = dealt[others].sum(axis=0) - kept[others].sum(axis=0)
+    if (free < 0).any():
+        raise ResampleError("the pinned cards need more copies than the other seats were dealt")
+    pool = rng.permutation(np.repeat(np.arange(free.size), free))
+    at = 0
+    for s in others:
+        n = int(dealt[s].sum() - kept[s].sum())
+        if n < 0:
+            raise ResampleError(f"seat {s} gave away more cards than it was dealt")
+        dealt[s] = kept[s] + np.bincount(pool[at:at + n], minlength=free.size)
+        at += n
+    return dealt
+
+
+def _build(t: _Truth, units: np.ndarray, guard_seat: int) -> Game | None:
+    """The drawn deal replayed, or None when the viewer could tell it from the true game."""
+    if t.suited:
+        g = Game.from_deal(None, t.first_emperor_card_seat, -1, t.rules,
+                           suits=units.reshape(NUM_SEATS, t.kinds.num_kinds, 4))
+    else:
+        g = Game.from_deal(units, t.first_emperor_card_seat, guard_seat, t.rules)
+    for actor, a in zip(t.actors, t.actions, strict=True):
+        if g.current_player != actor:
+            return None
+        try:
+            g.step(a)
+        except IllegalActionError:
+            return None
+    if g.phase != t.phase or g.current_player != t.current or t.encode(g, t.viewer).tobytes() != t.obs:
+        return None
+    if t.turn and g.legal_mask().tobytes() != t.mask:
+        return None
+    return g
+
+
+def resample(game: Game, viewer: int, rng: np.random.Generator, guard_weights: Sequence[float] | None = None,
+             tries: int = 100) -> Game:
+    """A game `viewer` cannot tell apart from `game`, its hidden parts drawn consistently with
+    what `viewer` saw (module docstring). `guard_weights` (one per seat; uniform when None)
+    weights the candidate seats of a hidden guard card. `game` is not changed. ResampleError
+    when none of `tries` draws is consistent."""
+    t = _Truth(game, viewer)
+    # the dealt guard card's seat: redrawn while it is still there and hidden from the viewer
+    # (a played guard card is public; calling presets have none: -1)
+    still = t.guard_card_seat >= 0 and game.guard_card_seat == t.guard_card_seat
+    seats = guard_seats(game, viewer) if still else [t.guard_card_seat]
+    p = None
+    if guard_weights is not None and len(seats) > 1:
+        w = np.array([guard_weights[s] for s in seats], dtype=float)
+        if w.sum() <= 0:
+            raise ValueError(f"guard_weights give no weight to the candidate seats {seats}")
+        p = w / w.sum()
+    for _ in range(tries):
+        guard_seat = seats[int(rng.choice(len(seats), p=p))]
+        g = _build(t, _draw(t, guard_seat, rng), guard_seat)
+        if g is not None:
+            return g
+    raise ResampleError(f"no consistent draw for seat {viewer} in {tries} tries "
+                        f"(preset {game.rules.preset}, step {len(game.actions)})")
+
+
+__all__ = ["ResampleError", "guard_seats", "resample"]

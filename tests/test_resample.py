@@ -1,0 +1,97 @@
+"""The engine's resampler (baohuang_env/resample.py): every sample looks the same to its seat,
+its hidden parts vary, the true game stays as it was, and a seeded draw repeats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from baohuang_env.autoplay import AutoPlayAgent
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import PLAY, ROLE, Game
+from baohuang_env.resample import guard_seats, resample
+from baohuang_env.rules import PRESETS, get_rules
+
+
+def random_games(rules, seeds, every: int, quiet_roles: bool = False):
+    """Every `every`-th decision of randomly played games of `seeds` (the game object moves on);
+    with `quiet_roles` the role answers are the auto-play bot's (it declares nothing: the guard
+    stays hidden)."""
+    auto, enc = AutoPlayAgent(rules), Encoder(rules)
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        game = Game(rules, seed=seed)
+        n = 0
+        while not game.is_over:
+            if n % every == 0:
+                yield game
+            n += 1
+            if quiet_roles and game.phase == ROLE:
+                game.step(auto.act(enc.encode(game, game.current_player), game.legal_mask()))
+            else:
+                game.step(int(rng.choice(game.legal_actions())))
+
+
+def snapshot(game: Game, enc: Encoder):
+    return (list(game.actions), [list(h) for h in game.hands], game.guard_card_seat, game.guard,
+            game.current_player, [enc.encode(game, s).tobytes() for s in range(5)])
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_each_sample_gives_every_seat_the_same_observation_and_mask(preset):
+    rules = get_rules(preset)
+    enc = Encoder(rules)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for game in random_games(rules, [0, 1], every=17):
+        before = snapshot(game, enc)
+        for seat in range(5):
+            s = resample(game, seat, rng)
+            assert s is not game and s.actions == game.actions
+            assert enc.encode(s, seat).tobytes() == enc.encode(game, seat).tobytes()
+            assert (s.phase, s.current_player) == (game.phase, game.current_player)
+            assert s.hands[seat] == game.hands[seat] and s.cards_left == game.cards_left
+            if game.current_player == seat:
+                assert s.legal_mask().tobytes() == game.legal_mask().tobytes()
+            checked += 1
+        assert snapshot(game, enc) == before  # the true game is not modified
+    assert checked >= 40
+
+
+def hidden_guard_decision(rules):
+    """A play decision and a viewer from whom the guard card's holder is hidden among several seats."""
+    for game in random_games(rules, range(20), every=9, quiet_roles=True):
+        if game.phase != PLAY:
+            continue
+        for viewer in range(5):
+            if len(guard_seats(game, viewer)) > 1:
+                return game.copy(), viewer
+    raise AssertionError("no decision with a hidden guard")
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_hidden_parts_vary(preset):
+    rules = get_rules(preset)
+    game, viewer = hidden_guard_decision(rules)
+    rng = np.random.default_rng(2)
+    samples = [resample(game, viewer, rng) for _ in range(30)]
+    others = [s for s in range(5) if s != viewer]
+    assert len({tuple(tuple(g.hands[s]) for s in others) for g in samples}) > 20
+    assert len({g.guard_card_seat for g in samples}) >= 2
+    candidates = set(guard_seats(game, viewer))
+    for g in samples:  # a calling preset's 4th copy may be the caller's own: a hidden solo he keeps
+        assert g.guard_card_seat in candidates or (g.guard == g.emperor and rules.suits_matter), g.guard_card_seat
+
+
+def test_a_seeded_draw_repeats_and_guard_weights_choose_the_seat():
+    rules = get_rules("jj")
+    game, viewer = hidden_guard_decision(rules)
+    a = resample(game, viewer, np.random.default_rng(5))
+    b = resample(game, viewer, np.random.default_rng(5))
+    assert a.hands == b.hands and a.guard_card_seat == b.guard_card_seat
+    target = guard_seats(game, viewer)[-1]
+    weights = [1.0 if s == target else 0.0 for s in range(5)]
+    rng = np.random.default_rng(6)
+    assert {resample(game, viewer, rng, guard_weights=weights).guard_card_seat for _ in range(5)} == {target}
+    with pytest.raises(ValueError, match="no weight"):
+        resample(game, viewer, rng, guard_weights=[0.0] * 5)
