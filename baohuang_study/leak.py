@@ -2,15 +2,12 @@
 its observation or its action mask.
 
 (a) Resampling. At sampled decisions in played games of each seat, everything that seat
-cannot see is redrawn consistently with what it saw, and its observation and mask must come
-out byte-identical. Redrawn: the other seats' current hands (their cards pooled and dealt
-again, each seat keeping its count; with suits, per suit), keeping the marked emperor card
-(a BJ) with its public holder; and, when the guard is hidden from the seat, which of the
-candidates holds the guard card (every other seat still in play that has not declared
-rebel, the emperor included where a hidden solo is possible: the fixed-card presets). The
-role facts that follow (`guard`, `solo`, `guard_card_seat`) are set accordingly and, in the
-role phase, the seat's prompt is asked again (`role_phase.STEPS`), so the options a secret
-role would add must not show. Who is hidden from whom comes from `baohuang_env.knowledge`.
+cannot see is redrawn by the engine's sampler (`baohuang_env.resample.resample`: the other
+seats' dealt hands and the hidden guard card's seat drawn consistently with what the seat saw,
+then dealt and replayed through the engine), and the seat's observation (by `observe`) and
+mask must come out byte-identical. The sampler itself accepts only draws the encoder cannot
+tell apart, so with the encoder a leak shows as a decision where no draw is found (a failure
+here) and, over many decisions, as a guard card that never moves (tests/test_resample.py).
 
 The games are played by the heuristic, random and auto-play bots in turn (`AUDIT_AGENTS`),
 a few at once through the evaluation's driver (`baohuang_eval.play.play_games`), each
@@ -39,9 +36,8 @@ from baohuang_env.agent import make_agent
 from baohuang_env.autoplay import AutoPlayAgent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
-from baohuang_env.game import PLAY, ROLE, Game
-from baohuang_env.knowledge import known_guard
-from baohuang_env.role_phase import STEPS
+from baohuang_env.game import PLAY, Game
+from baohuang_env.resample import ResampleError, guard_seats, resample
 from baohuang_env.rules import PRESETS, Rules, get_rules
 from baohuang_env.seeds import EVAL_SEED_START
 from baohuang_eval.play import Table, play_games
@@ -55,81 +51,17 @@ from .report import figure, fmt, png_bytes
 Observe = Callable[[Game, int], np.ndarray]
 
 
-def guard_options(game: Game, viewer: int) -> list[int]:
-    """Seats that may hold the guard card as `viewer` knows the game: [the holder] when the
-    viewer knows him (or there is no guard card to move), else every other seat with cards
-    that has not declared rebel (not the caller in a calling preset: his guard is the 4th
-    copy's holder)."""
-    holder = game.guard_card_seat
-    if holder < 0 or holder == viewer or known_guard(game, viewer) >= 0 or game.solo == "open":
-        return [holder]
-    calling = game.rules.suits_matter
-    return [s for s in range(NUM_SEATS) if s != viewer and game.cards_left[s] > 0 and s not in game.rebels
-            and not (calling and s == game.emperor)]
-
-
-def resample(game: Game, viewer: int, rng: np.random.Generator) -> Game:
-    """A copy of `game` with everything `viewer` cannot see redrawn (module docstring)."""
-    g = game.copy()
-    others = [s for s in range(NUM_SEATS) if s != viewer]
-    suits = g.cards.suits
-    k = g.kinds.num_kinds
-    # units: card kinds, or kind * 4 + suit when suits are dealt
-    if suits is None:
-        units = np.concatenate([np.repeat(np.arange(k), g.hands[s]) for s in others])
-    else:
-        units = np.concatenate([np.repeat(np.arange(k * 4), np.asarray(suits[s]).ravel()) for s in others])
-    reserved: dict[int, list[int]] = {s: [] for s in others}
-
-    def reserve(seat: int, unit: int) -> None:
-        nonlocal units
-        at = np.flatnonzero(units == unit)
-        if at.size == 0:
-            raise AssertionError(f"no card {unit} among the hidden cards to give seat {seat}")
-        units = np.delete(units, at[0])
-        reserved[seat].append(unit)
-
-    bj_unit = g.kinds.bj * (1 if suits is None else 4)
-    if g.emperor_card_seat >= 0 and g.emperor_card_seat != viewer:
-        reserve(g.emperor_card_seat, bj_unit)
-    holder = g.guard_card_seat
-    new_holder = holder
-    if holder >= 0 and holder != viewer:
-        options = guard_options(g, viewer)
-        new_holder = options[int(rng.integers(len(options)))]
-        reserve(new_holder, g.guard_card_kind * (1 if suits is None else 4))
-    units = units[rng.permutation(len(units))]
-    at = 0
-    for s in others:
-        n = g.cards_left[s] - len(reserved[s])
-        mine = np.concatenate([units[at:at + n], np.array(reserved[s], dtype=units.dtype)])
-        at += n
-        if suits is None:
-            g.cards.hands[s][:] = np.bincount(mine, minlength=k).tolist()
-        else:
-            per = np.bincount(mine, minlength=k * 4).reshape(k, 4)
-            suits[s][:] = per.tolist()
-            g.cards.hands[s][:] = per.sum(axis=1).tolist()
-    if new_holder != holder:
-        facts = g.roles
-        facts.guard_card_seat = new_holder
-        if facts.guard >= 0:
-            facts.guard = new_holder
-            facts.solo = "hidden" if new_holder == facts.emperor else "none"
-    g._expose()
-    g._mask = None
-    if g.phase == ROLE:  # ask the prompt again: the options of a secret role must not show
-        g.current_player, g._options = STEPS[g.rules.role_steps[g.step_index]].prompt(g)
-    return g
-
-
 def audit_state(game: Game, viewer: int, observe: Observe, rng: np.random.Generator, times: int) -> list[str]:
     """Resample `times` times at a decision of `viewer`; the differences found (empty: none)."""
     obs = observe(game, viewer).tobytes()
     mask = game.legal_mask().tobytes()
     found = []
     for _ in range(times):
-        g = resample(game, viewer, rng)
+        try:
+            g = resample(game, viewer, rng)
+        except ResampleError as e:
+            found.append(str(e))
+            continue
         if g.current_player != viewer:
             found.append(f"the prompt went to seat {g.current_player}, not {viewer}")
         elif observe(g, viewer).tobytes() != obs:
@@ -177,7 +109,7 @@ def audit_preset(rules: Rules, resamples: int, observe: Observe | None = None,
             if enough() or rng.random() >= 0.25:  # a quarter of the decisions, spread over the game
                 return
             found = audit_state(game, seat, observe, rng, per_decision)
-            tally["decisions_with_hidden_guard"] += len(guard_options(game, seat)) > 1
+            tally["decisions_with_hidden_guard"] += len(guard_seats(game, seat)) > 1
             tally["failures"] += len(found)
             if found and len(tally["examples"]) < 5:
                 tally["examples"].append(f"deal {deal}, step {len(game.actions)}, seat {seat}: {found[0]}")
@@ -316,4 +248,4 @@ def plot(result: dict[str, Any]) -> bytes:
 
 
 __all__ = ["audit_and_probe", "audit_preset", "audit_state", "first_decision_probe", "first_decisions",
-           "guard_options", "leak_study", "plot", "resample", "to_markdown"]
+           "leak_study", "plot", "to_markdown"]

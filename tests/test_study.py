@@ -201,20 +201,11 @@ def test_audit_finds_no_leak_in_any_preset(preset):
     assert audit["resamples"] >= 400 and audit["failures"] == 0, audit["examples"]
 
 
-def test_audit_catches_a_leaking_observation_and_resampling_moves_the_guard():
+def test_audit_catches_a_leaking_observation():
+    # (the sampler's own checks, that it moves the guard card and the hands: tests/test_resample.py)
     rules = get_rules("jj")
     audit = leak.audit_preset(rules, 400, observe=_leaky(rules), agents=("autoplay",))
     assert audit["failures"] > 0 and "observation differs" in audit["examples"][0]
-    # at a decision with a hidden guard, the resamples move the guard card and the hands
-    game = default_roles(rules, SEEDS[0])
-    while game.guard == game.emperor:
-        game = default_roles(rules, game.seed + 1)
-    viewer = next(s for s in range(5) if s not in (game.emperor, game.guard))
-    rng = np.random.default_rng(0)
-    variants = [leak.resample(game, viewer, rng) for _ in range(40)]
-    assert len({g.guard_card_seat for g in variants}) >= 2 and len({g.guard for g in variants}) >= 2
-    assert any(g.hands != game.hands for g in variants)
-    assert all(g.hands[viewer] == game.hands[viewer] and g.cards_left == game.cards_left for g in variants)
 
 
 def test_first_decision_probe_is_at_chance_unless_the_observation_leaks():
