@@ -11,7 +11,7 @@ drawn, the game is dealt with `Game.from_deal` and the true game's actions are r
   suited copies), and a caller keeps three copies of the suit-rank he called;
 * the marked emperor card (a BJ) stays with its first holder (public: he is asked first);
 * the guard card (an SJ; fixed-guard-card presets), when the guard is hidden from the viewer,
-  goes to one of `guard_seats` (uniform, or by `guard_weights`); in calling presets the guard
+  goes to one of `guard_seats` (in proportion to its unseen cards, or by `guard_weights`); in calling presets the guard
   follows from the deal (the called card's 4th copy);
 * the rest of the other seats' dealt cards are pooled and dealt again at random.
 
@@ -68,6 +68,10 @@ class _Truth:
         self.dealt = _units(g)
         self.first_emperor_card_seat = g.roles.first_emperor_card_seat
         self.guard_card_seat = g.roles.guard_card_seat
+        self.others = [s for s in range(NUM_SEATS) if s != viewer]
+        # the marked cards still in their dealt seats (never played nor passed on)
+        self.emperor_card_kept = game.emperor_card_seat == self.first_emperor_card_seat
+        self.guard_card_kept = self.guard_card_seat >= 0 and game.guard_card_seat == self.guard_card_seat
         k = g.kinds.num_kinds
         gave = np.zeros((NUM_SEATS, k), dtype=np.int64)  # per kind: the engine may forget suits
         self.actors = []
@@ -91,30 +95,41 @@ class _Truth:
         self.phase, self.current = game.phase, game.current_player
 
 
-def _draw(t: _Truth, guard_seat: int, rng: np.random.Generator) -> np.ndarray:
-    """Dealt units for all seats (module docstring): pinned cards stay, the rest is redealt."""
+def _pins(t: _Truth, rng: np.random.Generator) -> np.ndarray:
+    """The units each other seat must have been dealt: what it gave away (its own suited copies
+    of each kind), a caller's triple, the marked BJ with its first holder (module docstring)."""
     per = 4 if t.suited else 1
-    dealt = t.dealt.copy()
-    others = [s for s in range(NUM_SEATS) if s != t.viewer]
-    kept = np.zeros_like(dealt)
-    for s in others:
-        for kind in np.flatnonzero(t.gave[s]):  # the seat's own suited copies of what it gave away
-            copies = np.repeat(np.arange(kind * per, kind * per + per), dealt[s, kind * per:kind * per + per])
+    kept = np.zeros_like(t.dealt)
+    for s in t.others:
+        for kind in np.flatnonzero(t.gave[s]):
+            copies = np.repeat(np.arange(kind * per, kind * per + per), t.dealt[s, kind * per:kind * per + per])
             take = rng.choice(copies, size=min(int(t.gave[s, kind]), copies.size), replace=False)
             np.add.at(kept[s], take, 1)
     kept = np.maximum(kept, t.called)
-    bj, sj = t.kinds.bj * per, t.kinds.sj * per  # jokers are suit 0
-    e = t.first_emperor_card_seat
-    if e != t.viewer and kept[e, bj] == 0:
-        kept[e, bj] = 1
-    if guard_seat >= 0 and guard_seat != t.viewer and kept[guard_seat, sj] == 0:
-        kept[guard_seat, sj] = 1
-    free = dealt[others].sum(axis=0) - kept[others].sum(axis=0)
+    _pin_marked(t, kept, t.first_emperor_card_seat, t.kinds.bj * per, t.emperor_card_kept)
+    return kept
+
+
+def _pin_marked(t: _Truth, kept: np.ndarray, seat: int, unit: int, still_there: bool) -> None:
+    """Pin a marked joker to `seat` (not the viewer's: his hand is the true one): one copy beyond
+    those it gave away while the card is still in its dealt seat (when the other seats were
+    dealt a copy more than is pinned), else among them; the replay's check has the last word."""
+    if seat < 0 or seat == t.viewer:
+        return
+    spare = kept[t.others, unit].sum() < t.dealt[t.others, unit].sum()  # (else the count already holds it)
+    kept[seat, unit] = kept[seat, unit] + 1 if still_there and spare else max(kept[seat, unit], 1)
+
+
+def _deal(t: _Truth, kept: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Dealt units for all seats: the pinned ones, and the other seats' remaining dealt cards
+    pooled and dealt again at random, each seat keeping its dealt count."""
+    dealt = t.dealt.copy()
+    free = dealt[t.others].sum(axis=0) - kept[t.others].sum(axis=0)
     if (free < 0).any():
         raise ResampleError("the pinned cards need more copies than the other seats were dealt")
     pool = rng.permutation(np.repeat(np.arange(free.size), free))
     at = 0
-    for s in others:
+    for s in t.others:
         n = int(dealt[s].sum() - kept[s].sum())
         if n < 0:
             raise ResampleError(f"seat {s} gave away more cards than it was dealt")
@@ -147,23 +162,28 @@ def _build(t: _Truth, units: np.ndarray, guard_seat: int) -> Game | None:
 def resample(game: Game, viewer: int, rng: np.random.Generator, guard_weights: Sequence[float] | None = None,
              tries: int = 100) -> Game:
     """A game `viewer` cannot tell apart from `game`, its hidden parts drawn consistently with
-    what `viewer` saw (module docstring). `guard_weights` (one per seat; uniform when None)
-    weights the candidate seats of a hidden guard card. `game` is not changed. ResampleError
+    what `viewer` saw (module docstring). A hidden guard card's seat is drawn among `guard_seats`
+    in proportion to `guard_weights` (one per seat, e.g. a belief), by default to each seat's
+    unseen dealt cards (the deal's own prior), before the replay's check. `game` is not changed. ResampleError
     when none of `tries` draws is consistent."""
     t = _Truth(game, viewer)
     # the dealt guard card's seat: redrawn while it is still there and hidden from the viewer
     # (a played guard card is public; calling presets have none: -1)
-    still = t.guard_card_seat >= 0 and game.guard_card_seat == t.guard_card_seat
-    seats = guard_seats(game, viewer) if still else [t.guard_card_seat]
-    p = None
-    if guard_weights is not None and len(seats) > 1:
-        w = np.array([guard_weights[s] for s in seats], dtype=float)
-        if w.sum() <= 0:
-            raise ValueError(f"guard_weights give no weight to the candidate seats {seats}")
-        p = w / w.sum()
+    seats = guard_seats(game, viewer) if t.guard_card_kept else [t.guard_card_seat]
+    if guard_weights is not None and len(seats) > 1 and sum(guard_weights[s] for s in seats) <= 0:
+        raise ValueError(f"guard_weights give no weight to the candidate seats {seats}")
+    sj = t.kinds.sj * (4 if t.suited else 1)
     for _ in range(tries):
-        guard_seat = seats[int(rng.choice(len(seats), p=p))]
-        g = _build(t, _draw(t, guard_seat, rng), guard_seat)
+        kept = _pins(t, rng)
+        guard_seat = seats[0]
+        if len(seats) > 1:
+            if guard_weights is None:  # the deal's own prior: in proportion to the unseen cards
+                w = np.array([t.dealt[s].sum() - kept[s].sum() for s in seats], dtype=float)
+            else:
+                w = np.array([guard_weights[s] for s in seats], dtype=float)
+            guard_seat = seats[int(rng.choice(len(seats), p=w / w.sum()))]
+        _pin_marked(t, kept, guard_seat, sj, t.guard_card_kept)
+        g = _build(t, _deal(t, kept, rng), guard_seat)
         if g is not None:
             return g
     raise ResampleError(f"no consistent draw for seat {viewer} in {tries} tries "
