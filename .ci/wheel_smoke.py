@@ -33,7 +33,10 @@ def check_installed_copy(cwd: Path) -> None:
             "site = Path(sysconfig.get_paths()['purelib']); "
             "assert all(site in Path(m.__file__).parents for m in (agents, baohuang_env, baohuang_web)), "
             "'the package was not imported from the installed wheel'; "
-            "from agents.pretrained import SHIPPED; assert all(site in p.path.parents for p in SHIPPED.values())")
+            "from agents.pretrained import SHIPPED; assert all(site in p.path.parents for p in SHIPPED.values()); "
+            "from agents.role_policy import load_models; from baohuang_env import PRESETS, get_rules; "
+            "missing = [p for p in PRESETS if not load_models(get_rules(p))]; "
+            "assert not missing, f'no role models shipped for {missing}'")
     run("python", "-c", code, cwd=cwd)
 
 
@@ -57,7 +60,7 @@ def check_serve(cwd: Path) -> None:
                 time.sleep(0.1)
         else:
             sys.exit("FAILED: baohuang serve did not answer within 30 s")
-        assert options["hints"] == "pretrained", options
+        assert options["hints"] == "pretrained,heuristic" and options["hint_presets"] == options["presets"], options
         with urllib.request.urlopen(f"{url}/static/game.js", timeout=5) as r:
             assert r.status == 200
         req = urllib.request.Request(f"{url}/api/games", data=json.dumps({"opponents": "random"}).encode(),
