@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from baohuang_env.actions import DECISION_ID, action_table
+from baohuang_env.autoplay import RoleDefaults
 from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 
@@ -73,6 +74,7 @@ class PromptReader:
         self.R, self.SJ, self.BJ, self.SP = kinds.num_ranks, kinds.sj, kinds.bj, kinds.sp
         self.first_call, self.num_calls = table.first_call, table.num_calls
         self._layout = observation_layout(rules)
+        self._defaults = RoleDefaults(rules)
 
     def prompt(self, v: SeatView, observation: np.ndarray, mask: np.ndarray) -> Prompt | None:
         """The prompt this role-phase mask asks, or None when it has a single answer or is
@@ -121,7 +123,8 @@ class PromptReader:
             answers["abdicate"] = ABDICATE
         if len(answers) < 2:
             return None
-        default = "call_low" if triples.size else ("abdicate" if mask[ABDICATE] else next(iter(answers)))
+        chosen = self._defaults.choose(observation, mask)  # the auto-play answer: its one owner
+        default = next(name for name, action in answers.items() if action == chosen)
         return Prompt("call" if mask[ABDICATE] else "forced_call", answers, default)
 
     def features(self, v: SeatView, observation: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
