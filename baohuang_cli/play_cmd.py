@@ -1,13 +1,16 @@
 """`baohuang play`: play one seat of a deal in the terminal against bots or checkpoints.
 
-    baohuang play                                   # seat 0 against four auto-play bots
+    baohuang play                                   # seat 0 against the preset's default opponent
     baohuang play --seat 2 --opponents random --seed 7 --save game.json
     baohuang play --opponents autoplay,random,random,autoplay
     baohuang play --preset weihai                   # any preset: jj weihai lianzhong_classic ...
 
 `--opponents` is one agent spec for all four other seats, or four comma-separated specs for
 the other seats in seat order (skipping yours); each is built with `agents.make_agent`
-("random", "autoplay", or "kind:path" for checkpoints once a trainer registers its kind).
+("heuristic", "greedy", "random", "autoplay", "pretrained:NAME" for a shipped agent, or
+"kind:path" for checkpoints). Without it all four are the preset's default opponent
+(`agents.pretrained.default_opponent`): its strongest shipped agent (`pretrained:dmc_kickstart_jj`
+in jj), else the heuristic bot, the best bot of every preset.
 
 On your turn you see the table from your seat, your hand, the play to beat and the numbered
 legal moves; role-phase decisions are listed in words with the Chinese term ("abdicate
@@ -33,6 +36,7 @@ from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY, ROLE, Game, IllegalActionError
 from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, format_play, parse_play
+from baohuang_env.agent import act_in_game
 from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules
 from baohuang_env.text import (
@@ -344,7 +348,7 @@ def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
                     out("\nEnd of input: leaving the game.")
                     return "eof"
         else:
-            action = int(bots[p].act(encoder.encode(game, p), game.legal_mask()))
+            action = act_in_game(bots[p], game, p, encoder.encode)
         game.step(action)
         for event in game.log[shown:]:
             out(_you(describe_event(game, event, step), seat))
@@ -385,9 +389,10 @@ def add_parser(sub) -> None:
     p = sub.add_parser("play", help="play one seat in the terminal against bots or checkpoints",
                        description=__doc__.splitlines()[0])
     p.add_argument("--seat", type=int, choices=range(NUM_SEATS), default=0, help="your seat (default 0)")
-    p.add_argument("--opponents", default="autoplay",
+    p.add_argument("--opponents", default=None,
                    help="one agent spec for all four other seats, or four comma-separated specs for the other "
-                        "seats in seat order (default autoplay; e.g. random, autoplay, kind:checkpoint.pt)")
+                        "seats in seat order (default: the preset's strongest shipped agent, pretrained:NAME, "
+                        "else heuristic; e.g. heuristic, random, autoplay, kind:checkpoint.pt)")
     p.add_argument("--preset", default="jj", help="rule preset (default jj)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one, printed)")
     p.add_argument("--save", metavar="FILE", default=None, help="save the replay of the game to FILE")
@@ -396,13 +401,19 @@ def add_parser(sub) -> None:
 
 
 def main(args, input_fn: InputFn | None = None) -> int:
+    from agents.pretrained import default_opponent  # (the bots load only when the command runs)
+
     rules = get_rules(args.preset)
     if args.seed is not None and args.seed < 0:
         raise ValueError("--seed must be >= 0")
     game = Game(rules, seed=args.seed)
-    opponents = build_opponents(args.opponents, args.seat, rules, game.seed)
+    spec = args.opponents or default_opponent(rules.preset)
+    opponents = build_opponents(spec, args.seat, rules, game.seed)
     names = ", ".join(f"seat {s}: {sp}" for s, (sp, _) in opponents.items())
     print(f"Baohuang [{rules.preset}], seed {game.seed} (play this deal again with --seed {game.seed})")
+    if not args.opponents:
+        kind = "its strongest shipped agent" if spec.startswith("pretrained:") else "no agent is shipped for it"
+        print(f"Opponents: {spec}, the default for {rules.preset} ({kind}; --opponents picks others)")
     print(f"You are seat {args.seat}; {names}. Type 'help' for how to answer.")
     try:
         bots = {s: agent for s, (_, agent) in opponents.items()}

@@ -134,7 +134,8 @@ def test_play_whole_game_from_main_saves_a_replay_that_replays(tmp_path, capsys)
         "| decide]": ["garbage", "KKKK", "help", "hand", "table"],
         "| lead]": ["pass", "KKKKKKKKKKKKKKKK", "moves", "#1000", "88+99"],
     })
-    rc = play_cmd.main(parse(play_cmd, ["play", "--seed", "3", "--save", str(path)]), input_fn=script)
+    rc = play_cmd.main(parse(play_cmd, ["play", "--seed", "3", "--opponents", "autoplay", "--save", str(path)]),
+                       input_fn=script)
     out = capsys.readouterr().out
     assert rc == 0
     assert "seed 3" in out and "seat 1: autoplay" in out
@@ -161,7 +162,7 @@ def test_play_whole_game_from_main_saves_a_replay_that_replays(tmp_path, capsys)
 def test_play_eof_on_stdin_leaves_cleanly_and_saves_unfinished(tmp_path, capsys, monkeypatch):
     path = tmp_path / "part.json"
     monkeypatch.setattr(sys, "stdin", io.StringIO("garbage\n"))
-    assert cli.main(["play", "--seed", "3", "--save", str(path)]) == 1
+    assert cli.main(["play", "--seed", "3", "--opponents", "autoplay", "--save", str(path)]) == 1
     out = capsys.readouterr().out
     assert "cannot read 'garbage'" in out and "End of input: leaving the game." in out
     assert "(unfinished)" in out
@@ -176,6 +177,40 @@ def test_play_quit_and_four_opponent_specs(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "seat 0: random, seat 2: autoplay, seat 3: random, seat 4: autoplay" in out
     assert "You left the game." in out
+
+
+def test_the_default_opponent_is_the_presets_strongest_shipped_agent_else_the_heuristic(monkeypatch):
+    """jj has shipped agents, so its strongest is the default; a preset with none gets the
+    heuristic; an agent added to SHIPPED for another preset is its default with no other change."""
+    from agents import pretrained
+    from agents.pretrained import SHIPPED, Pretrained, default_opponent
+    from baohuang_env.rules import PRESETS
+
+    assert default_opponent("jj") == "pretrained:dmc_kickstart_jj"
+    for preset in set(PRESETS) - {p.preset for p in SHIPPED.values()}:
+        assert default_opponent(preset) == "heuristic", preset
+    jj_only = {name: p for name, p in SHIPPED.items() if p.preset == "jj"}
+    monkeypatch.setattr(pretrained, "SHIPPED", jj_only)
+    assert default_opponent("weihai") == "heuristic"
+    fake = Pretrained("dmc_kickstart_test_weihai", "dmc", "weihai", "a test entry; no file")
+    monkeypatch.setattr(pretrained, "SHIPPED", {**jj_only, fake.name: fake})
+    assert default_opponent("weihai") == "pretrained:dmc_kickstart_test_weihai"
+    assert default_opponent("jj") == "pretrained:dmc_kickstart_jj"
+
+
+@pytest.mark.parametrize("preset", ["jj", "weihai"])
+def test_play_without_opponents_plays_and_names_the_presets_default(preset, capsys, monkeypatch):
+    from agents import pretrained
+
+    jj_only = {name: p for name, p in pretrained.SHIPPED.items() if p.preset == "jj"}
+    monkeypatch.setattr(pretrained, "SHIPPED", jj_only)  # weihai stands for a preset with no shipped agent
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert cli.main(["play", "--preset", preset, "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    spec, why = ("pretrained:dmc_kickstart_jj", "its strongest shipped agent") if preset == "jj" else \
+        ("heuristic", "no agent is shipped for it")
+    assert f"Opponents: {spec}, the default for {preset} ({why}; --opponents picks others)" in out
+    assert ", ".join(f"seat {s}: {spec}" for s in range(1, 5)) in out
 
 
 @pytest.mark.parametrize(("opponents", "message"), [

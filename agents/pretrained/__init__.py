@@ -5,9 +5,11 @@
     agent = load()                              # the strongest shipped agent for jj
 
 As agent specs: `pretrained:dmc_kickstart_jj`, or `pretrained` alone for the strongest shipped
-agent of the rules' preset. The file paths the docs use (`dmc:agents/pretrained/dmc_jj.pt`)
-keep working: a checkpoint path that is not a file here but names a shipped file is that file
-(`checkpoint_path`), so they work outside a clone too.
+agent of the rules' preset; `default_opponent(preset)` is the agent a game of the preset is
+played against when none is named (its strongest shipped agent, else the heuristic). The file
+paths the docs use (`dmc:agents/pretrained/dmc_jj.pt`) keep working: a checkpoint path that
+is not a file here but names a shipped file is that file (`checkpoint_path`), so they work
+outside a clone too.
 """
 
 from __future__ import annotations
@@ -65,6 +67,18 @@ def strongest(preset: str) -> Pretrained:
     have = sorted({p.preset for p in SHIPPED.values()})
     raise ValueError(f"no shipped agent plays preset {preset!r} (shipped agents play: {', '.join(have)}); "
                      "train one with `baohuang train dmc preset=...`")
+
+
+def default_opponent(preset: str) -> str:
+    """The agent spec to play against in `preset` when none is named (`baohuang play`): the
+    spec of the preset's strongest shipped agent (`pretrained:NAME`), else `heuristic`, the
+    best bot of every preset (docs/evaluation.md's baseline ladder: autoplay < random <
+    greedy < heuristic). So a human meets the strongest opponent the package has, and a
+    preset gets its shipped agent as soon as one is added to SHIPPED."""
+    try:
+        return strongest(preset).spec
+    except ValueError:
+        return "heuristic"
 
 
 def find(name: str) -> Pretrained:
