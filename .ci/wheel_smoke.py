@@ -41,7 +41,8 @@ def check_installed_copy(cwd: Path) -> None:
 
 
 def check_serve(cwd: Path) -> None:
-    """`baohuang serve` with its defaults: the page, a game, and a hint of the shipped agent."""
+    """`baohuang serve` with its defaults: the page, the opponents of each preset (the shipped
+    agent preselected in jj), a game, and a hint of the shipped agent."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -61,6 +62,8 @@ def check_serve(cwd: Path) -> None:
         else:
             sys.exit("FAILED: baohuang serve did not answer within 30 s")
         assert options["hints"] == "pretrained,heuristic" and options["hint_presets"] == options["presets"], options
+        by_preset = options["preset_opponents"]  # the shipped agent in jj, an opponent preselected in every preset
+        assert by_preset["jj"]["default"] == "pretrained" and all(o["default"] for o in by_preset.values()), by_preset
         with urllib.request.urlopen(f"{url}/static/game.js", timeout=5) as r:
             assert r.status == 200
         req = urllib.request.Request(f"{url}/api/games", data=json.dumps({"opponents": "random"}).encode(),

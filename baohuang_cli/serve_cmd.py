@@ -6,10 +6,12 @@
 
 One local process (Starlette on uvicorn) owns every game; a page only ever gets its seat's
 view. `/` sets up a game (rules, your seat, an opponent for each other seat from
-`--opponents`) and plays it; `/replay` steps through a replay file (picked in the page or
-given with `--replays`). `--hints SPEC[,SPEC...]` names the agent whose top moves the page can
-show for your seat, the first of the list that plays the game's preset (default: the strongest
-shipped agent of each preset, `pretrained`, else the heuristic bot, so every preset has hints).
+`--opponents`, offered in a preset only where it plays it, the first that does preselected:
+by default `pretrained`, the preset's strongest shipped agent, else the heuristic bot) and
+plays it; `/replay` steps through a replay file (picked in the page or given with
+`--replays`). `--hints SPEC[,SPEC...]` names the agent whose top moves the page can show for
+your seat, the first of the list that plays the game's preset (default: the strongest shipped
+agent of each preset, `pretrained`, else the heuristic bot, so every preset has hints).
 Needs the web extra: pip install "baohuang-rl[web]" (in a clone: pip install -e ".[web]").
 """
 
@@ -22,6 +24,10 @@ from baohuang_cli.argtypes import positive_int
 #: The hint agents by default, the first that plays the game's preset: the strongest shipped
 #: agent of the preset (package data, found from any directory), else the heuristic bot.
 DEFAULT_HINTS = "pretrained,heuristic"
+#: The opponents a page may choose by default, in the presets each plays, the first that plays
+#: the game's preset preselected: the same preference as the hints (and as `baohuang play`'s
+#: `agents.pretrained.default_opponent`), then the weaker bots.
+DEFAULT_OPPONENTS = f"{DEFAULT_HINTS},greedy,autoplay,random"
 INSTALL = 'pip install "baohuang-rl[web]" (in a clone: pip install -e ".[web]")'
 
 
@@ -32,10 +38,12 @@ def add_parser(sub) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it to the network)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--preset", default="jj", help="the rule preset selected at first in the page (default jj)")
-    p.add_argument("--opponents", default="heuristic,greedy,autoplay,random",
-                   help="comma-separated agent specs a page may choose as opponents (default "
-                        "heuristic,greedy,autoplay,random; checkpoints as kind:path, e.g. "
-                        "pretrained:dmc_kickstart_jj or dmc:runs/RUN/model.pt)")
+    p.add_argument("--opponents", default=DEFAULT_OPPONENTS,
+                   help="comma-separated agent specs a page may choose as opponents, each offered in the presets "
+                        "it plays, the first that plays the game's preset preselected (default "
+                        f"{DEFAULT_OPPONENTS}: pretrained is the preset's strongest shipped agent, offered where "
+                        "one is shipped); checkpoints as kind:path, e.g. pretrained:dmc_kickstart_jj or "
+                        "dmc:runs/RUN/model.pt")
     p.add_argument("--hints", default=DEFAULT_HINTS, metavar="SPEC[,SPEC...]",
                    help=f"agent whose top moves the page shows on request, the first of the list that plays the "
                         f"game's preset (default {DEFAULT_HINTS}: the strongest shipped agent of the preset, else "
@@ -67,7 +75,9 @@ def main(args) -> int:
     for spec in [*specs, *(hint_specs(hints) if hints != "none" else [])]:
         check_spec(spec)
     store = SessionStore(specs, args.preset, None if hints == "none" else hints, args.max_games, seed=args.seed)
-    store.hint_presets()  # load the hint agent for each preset now, not in the first page's request
+    # load the hint agent and the opponents of each preset now, not in the first page's request
+    store.hint_presets()
+    store.preset_opponents()
     app = create_app(store, args.replays)
     print(f"Baohuang: open http://{args.host}:{args.port}/ to play, /replay for replays (Ctrl-C stops)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

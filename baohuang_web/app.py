@@ -2,8 +2,10 @@
 
     GET  /                          the game page (static/index.html)
     GET  /replay                    the replay viewer (static/replay.html)
-    GET  /api/options               presets, offered opponents, hints (and the presets they serve), replay files
+    GET  /api/options               presets, offered opponents (and those of each preset, its default first),
+                                    hints (and the presets they serve), replay files
     POST /api/games                 {"preset", "seat", "opponents"} -> {"game_id", "token", "view"}
+                                    (no "opponents": the preset's default opponent in every seat)
     GET  /api/games/{id}?since=N    the player's view (log lines from N on)
     POST /api/games/{id}/action     {"action": id} or {"move": "888+SJ"} -> the view
     POST /api/games/{id}/advance    {"steps": n} bots move until the player's turn -> the view
@@ -141,16 +143,20 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
         return _int_query(request.query_params.get("since"), "since", 0, 10**9, 0)
 
     async def options(request: Request) -> Response:
-        hint_presets = await run_in_threadpool(store.hint_presets)  # the first call may load a checkpoint
+        # the first calls may load checkpoints
+        hint_presets = await run_in_threadpool(store.hint_presets)
+        by_preset = await run_in_threadpool(store.preset_opponents)
+        preset_opponents = {preset: {"opponents": specs, "default": store.default_opponent(preset)}
+                            for preset, specs in by_preset.items()}
         return JSONResponse({"presets": list(PRESETS), "preset": store.default_preset, "opponents": store.specs,
-                             "hints": store.hint_spec, "hint_presets": hint_presets,
-                             "replays": [p.name for p in given]})
+                             "preset_opponents": preset_opponents, "hints": store.hint_spec,
+                             "hint_presets": hint_presets, "replays": [p.name for p in given]})
 
     async def new_game(request: Request) -> Response:
         data = await _object_body(request, ("preset", "seat", "opponents"))
         preset = data.get("preset", store.default_preset)
         seat = data.get("seat", 0)
-        opponents = data.get("opponents", store.specs[0])
+        opponents = data.get("opponents")
 
         def create() -> dict[str, Any]:
             game_id, session = store.create(preset, seat, opponents)

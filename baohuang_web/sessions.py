@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,7 +208,8 @@ def hint_specs(hints: str) -> list[str]:
 
 
 class SessionStore:
-    """The games of one server, by id; `specs` are the opponents a page may choose.
+    """The games of one server, by id; `specs` are the opponents a page may choose, each in
+    the presets it plays (`preset_opponents`; the first that plays a preset is its default).
 
     Deals come from unpredictable seeds, unless the store is given `seed`: then game n's
     seed is derived from (seed, n), so a test server deals the same games on every run."""
@@ -228,17 +229,24 @@ class SessionStore:
         self._games: dict[str, GameSession] = {}
         self._created = 0
         self._hint_presets: list[str] | None = None
+        self._preset_opponents: dict[str, list[str]] | None = None
         self._lock = threading.Lock()
 
     def create(self, preset: Any, seat: Any, opponents: Any, seed: int | None = None) -> tuple[str, GameSession]:
         """A new game with the human at `seat` and `opponents` (one spec for the four other
         seats, or a list of four in seat order) from the allowed specs. The bots have not
         moved yet (`advance`). `seed` is for tests and scripts; the page never sends one.
+        `opponents` None is the preset's default opponent in every seat (`default_opponent`).
         A refused game (BadRequest) changes nothing."""
         if not isinstance(preset, str) or preset not in PRESETS:
             raise BadRequest(f"unknown preset {shown(preset)}; presets: {', '.join(PRESETS)}")
         check_int(seat, "seat", 0, NUM_SEATS - 1)
         others = [s for s in range(NUM_SEATS) if s != seat]
+        if opponents is None:
+            opponents = self.default_opponent(preset)
+            if opponents is None:
+                raise BadRequest(f"no opponent offered by this server plays preset {preset!r} "
+                                 f"(offered: {', '.join(self.specs)})")
         if isinstance(opponents, str):
             opponents = [opponents] * len(others)
         if not isinstance(opponents, list) or len(opponents) != len(others) or not all(
@@ -288,20 +296,48 @@ class SessionStore:
         session.touched = time.monotonic()
         return session
 
+    def players(self, specs: Sequence[str], rules: Rules, refused: list[str] | None = None) -> Iterator[
+            tuple[str, Agent]]:
+        """The specs of `specs` that play games under `rules`, in order, each with its agent
+        (built lazily, so the first costs only itself). A checkpoint plays only the rules it was
+        trained on and `pretrained` only a preset with a shipped agent, so "pretrained,heuristic"
+        falls back to the bot where none is shipped. A spec that cannot play them is left out,
+        with the reason added to `refused` when given. The one rule of both the hint agent and
+        the opponents a page offers in a preset."""
+        for spec in specs:
+            try:
+                agent = self.parts.agent(spec, rules, 0)
+            except ValueError as err:
+                if refused is not None:
+                    refused.append(f"{spec}: {err}")
+                continue
+            yield spec, agent
+
+    def preset_opponents(self) -> dict[str, list[str]]:
+        """preset -> the offered opponents (`specs`, in order) that play it, found once (each
+        is built for each preset: a checkpoint loads here, not in the first page's request).
+        The page offers a preset's list alone, its first entry preselected."""
+        if self._preset_opponents is None:
+            self._preset_opponents = {preset: [spec for spec, _ in self.players(self.specs, get_rules(preset))]
+                                      for preset in PRESETS}
+        return self._preset_opponents
+
+    def default_opponent(self, preset: str) -> str | None:
+        """The opponent of a game of `preset` that names none: the first offered spec that plays
+        it (the default list starts "pretrained,heuristic": the preset's shipped agent, else the
+        heuristic bot); None when no offered spec plays it."""
+        return next(iter(self.preset_opponents()[preset]), None)
+
     def hint_agent(self, rules: Rules) -> tuple[str, Agent]:
         """The spec and agent that give hints for games under `rules`: the first of the
-        comma-separated `hint_spec` that plays them (a checkpoint plays only the rules it was
-        trained on, so "pretrained,heuristic" falls back to the bot where no agent is
-        shipped); Conflict when there is none."""
+        comma-separated `hint_spec` that plays them (`players`); Conflict when there is none."""
         if self.hint_spec is None:
             raise Conflict("this server gives no hints (start it with --hints SPEC)")
-        errors = []
-        for spec in hint_specs(self.hint_spec):
-            try:
-                return spec, self.parts.agent(spec, rules, 0)
-            except ValueError as err:
-                errors.append(f"{spec}: {err}")
-        raise Conflict(f"no hints for preset {rules.preset!r}: {'; '.join(errors)}")
+        refused: list[str] = []
+        found = next(self.players(hint_specs(self.hint_spec), rules, refused), None)
+        if found is None:
+            raise Conflict(f"no hints for preset {rules.preset!r}: {'; '.join(refused)}")
+        return found
 
     def hint_presets(self) -> list[str]:
         """The presets whose games get hints (`hint_agent` succeeds; a checkpoint agent

@@ -17,6 +17,7 @@ from baohuang_env.agent import make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.replay import save_replay
+from baohuang_env.rules import PRESETS
 from baohuang_web.sessions import SessionStore
 
 from web_helpers import SPECS, client_for, play_game, seeded_store, start_game
@@ -27,6 +28,7 @@ def test_options_list_the_presets_the_offered_opponents_and_the_hint_agent():
     assert data["opponents"] == SPECS and data["hints"] == "greedy" and data["preset"] == "jj"
     assert "weihai" in data["presets"] and data["replays"] == []
     assert data["hint_presets"] == data["presets"]  # a scripted bot plays every preset
+    assert data["preset_opponents"]["weihai"] == {"opponents": SPECS, "default": "greedy"}
 
 
 def test_options_list_no_hint_presets_when_hints_are_off():
@@ -47,21 +49,85 @@ def test_hint_presets_are_exactly_the_presets_whose_games_get_hints():
         assert status == (200 if preset in options["hint_presets"] else 409), preset
 
 
+def _shipped_presets() -> set[str]:
+    from agents.pretrained import SHIPPED
+
+    return {p.preset for p in SHIPPED.values()}
+
+
 def test_the_default_hints_fall_back_to_the_heuristic_where_no_agent_is_shipped():
-    """`pretrained,heuristic` (the serve default): the shipped agent's Q values in jj, the
-    heuristic's choice in every other preset, each answer naming the agent that gave it."""
+    """`pretrained,heuristic` (the serve default): in every preset a hint for a real decision,
+    the shipped agent's Q values where one is shipped (jj), the heuristic's choice elsewhere,
+    each answer naming the agent that gave it."""
     pytest.importorskip("torch")
     from baohuang_cli.serve_cmd import DEFAULT_HINTS
 
     client = client_for(seeded_store(hint_spec=DEFAULT_HINTS))
     options = client.get("/api/options").json()
-    assert options["hint_presets"] == options["presets"]
-    for preset in ("jj", "weihai", "generic216"):
+    assert options["presets"] == list(PRESETS) and options["hint_presets"] == options["presets"]
+    assert "jj" in _shipped_presets()
+    for preset in PRESETS:
         game_id, headers, _ = start_game(client, preset, seat=0)
-        _to_human_turn(client, game_id, headers)
+        view = _to_human_turn(client, game_id, headers)
+        while len(view["moves"]) == 1:  # a forced move is no real decision: play it
+            client.post(f"/api/games/{game_id}/action", headers=headers, json={"action": view["moves"][0]["id"]})
+            view = _to_human_turn(client, game_id, headers)
         hint = client.get(f"/api/games/{game_id}/hints", headers=headers).json()
-        assert hint["agent"] == ("pretrained" if preset == "jj" else "heuristic"), preset
-        assert hint["kind"] == ("values" if preset == "jj" else "choice") and hint["moves"], preset
+        shipped = preset in _shipped_presets()
+        assert hint["agent"] == ("pretrained" if shipped else "heuristic"), preset
+        assert hint["kind"] == ("values" if shipped else "choice") and hint["moves"], preset
+        assert {m["id"] for m in hint["moves"]} <= {m["id"] for m in view["moves"]}, preset
+
+
+#: The default opponents of `baohuang serve` (serve_cmd.DEFAULT_OPPONENTS), without autoplay.
+PREFERRING_SHIPPED = ["pretrained", "heuristic", "greedy", "random"]
+
+
+def test_options_offer_in_each_preset_the_opponents_that_play_it_the_shipped_agent_first():
+    """`pretrained` plays only a preset with a shipped agent (jj): there it is offered and the
+    default; elsewhere the page is not offered it and the heuristic is the default."""
+    pytest.importorskip("torch")
+    options = client_for(SessionStore(PREFERRING_SHIPPED, seed=1)).get("/api/options").json()
+    assert options["opponents"] == PREFERRING_SHIPPED
+    assert set(options["preset_opponents"]) == set(PRESETS)
+    for preset, offered in options["preset_opponents"].items():
+        if preset in _shipped_presets():
+            assert offered == {"opponents": PREFERRING_SHIPPED, "default": "pretrained"}, preset
+        else:
+            assert offered == {"opponents": PREFERRING_SHIPPED[1:], "default": "heuristic"}, preset
+    assert options["preset_opponents"]["jj"]["default"] == "pretrained"
+
+
+def test_options_offer_an_explicit_list_as_given_where_it_plays():
+    """Bots play every preset: each preset offers the whole list, its first entry the default.
+    A checkpoint is offered only in its own preset; a preset that no offered spec plays has
+    no default, and a game of it without opponents is refused."""
+    options = client_for().get("/api/options").json()
+    assert options["preset_opponents"] == {p: {"opponents": SPECS, "default": SPECS[0]} for p in PRESETS}
+    pytest.importorskip("torch")
+    store = SessionStore(["dmc:agents/pretrained/dmc_jj.pt"], seed=1)
+    client = client_for(store)
+    by_preset = client.get("/api/options").json()["preset_opponents"]
+    assert by_preset["jj"] == {"opponents": ["dmc:agents/pretrained/dmc_jj.pt"],
+                               "default": "dmc:agents/pretrained/dmc_jj.pt"}
+    assert by_preset["weihai"] == {"opponents": [], "default": None}
+    r = client.post("/api/games", json={"preset": "weihai"})
+    assert r.status_code == 400 and "no opponent offered by this server plays preset 'weihai'" in r.json()["error"]
+    assert len(store) == 0
+
+
+def test_a_new_game_without_opponents_plays_the_presets_default_in_every_seat():
+    pytest.importorskip("torch")
+    store = SessionStore(PREFERRING_SHIPPED, seed=1)
+    client = client_for(store)
+    for preset in ("jj", "weihai"):
+        r = client.post("/api/games", json={"preset": preset, "seat": 2})
+        assert r.status_code == 201, r.text
+        expected = "pretrained" if preset in _shipped_presets() else "heuristic"
+        assert store._games[r.json()["game_id"]].specs == {s: expected for s in (0, 1, 3, 4)}, preset
+    # an offered opponent that cannot play the preset is still refused
+    r = client.post("/api/games", json={"preset": "weihai", "opponents": "pretrained"})
+    assert r.status_code == 400 and "cannot play preset 'weihai'" in r.json()["error"]
 
 
 def test_a_seeded_store_deals_the_same_games_on_every_run_and_a_default_one_does_not():

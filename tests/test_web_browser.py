@@ -16,11 +16,14 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from baohuang_env import Game, get_rules
+from agents.pretrained import SHIPPED
+from baohuang_env import PRESETS, Game, get_rules
 from baohuang_env.agent import make_agent
 from baohuang_env.encoding import Encoder
 from baohuang_env.replay import save_replay
@@ -54,15 +57,11 @@ def _greedy_replay(path: Path, seed: int) -> Game:
     return game
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """The real `baohuang serve` on a free loopback port, with one replay file given."""
-    folder = tmp_path_factory.mktemp("served")
-    given = _greedy_replay(folder / "given.json", seed=21)
+@contextmanager
+def _serving(args: list[str]) -> Iterator[tuple[str, dict]]:
+    """The real `baohuang serve ARGS` on a free loopback port: (its url, its /api/options)."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", str(port),
-                             "--opponents", "greedy,random", "--hints", "greedy", "--replays", str(folder),
-                             "--seed", "2026"],
+    proc = subprocess.Popen([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", str(port), *args],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -71,15 +70,26 @@ def server(tmp_path_factory):
                 raise AssertionError(f"baohuang serve exited: {proc.stdout.read()}")
             try:
                 with urllib.request.urlopen(f"{url}/api/options", timeout=1) as r:
-                    assert json.load(r)["replays"] == ["given.json"]
+                    options = json.load(r)
                 break
             except OSError:
                 time.sleep(0.1)
         else:
             raise AssertionError("baohuang serve did not answer within 30 s")
-        yield url, given
+        yield url, options
     finally:
         stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The real `baohuang serve` on a free loopback port, with one replay file given."""
+    folder = tmp_path_factory.mktemp("served")
+    given = _greedy_replay(folder / "given.json", seed=21)
+    with _serving(["--opponents", "greedy,random", "--hints", "greedy", "--replays", str(folder),
+                   "--seed", "2026"]) as (url, options):
+        assert options["replays"] == ["given.json"]
+        yield url, given
 
 
 @pytest.fixture(scope="module")
@@ -367,6 +377,40 @@ def test_the_hint_button_shows_only_in_presets_the_hint_agent_plays(server, page
         assert page.get_attribute("#no-hints", "hidden") is not None
     finally:
         page.unroute("**/api/options")
+    assert page.errors == []
+
+
+def test_the_default_opponents_follow_the_preset_its_own_agent_preselected(page):
+    """Under serve's default --opponents the page offers, in each preset, only the opponents
+    that play it: jj preselects its shipped agent (`pretrained`), a preset without one the
+    heuristic, and never offers `pretrained`; a new seat keeps the choices made."""
+    unshipped = [p for p in PRESETS if p not in {s.preset for s in SHIPPED.values()}]
+    with _serving(["--hints", "none", "--seed", "7"]) as (url, _):
+        page.goto(url + "/")
+        page.wait_for_selector("#opponent-3", state="attached", timeout=WAIT_MS)
+
+        def chosen() -> list[str]:
+            return [page.input_value(f"#opponent-{i}") for i in range(4)]
+
+        def offered() -> list[str]:
+            return page.locator("#opponent-0 option").all_inner_texts()
+
+        assert page.input_value("#preset") == "jj"
+        assert chosen() == ["pretrained"] * 4 and offered()[0] == "pretrained"
+        page.select_option("#opponent-1", "greedy")
+        page.select_option("#seat", "3")
+        assert chosen() == ["pretrained", "greedy", "pretrained", "pretrained"]
+        if unshipped:  # (once every preset ships an agent, there is none to switch to)
+            page.select_option("#preset", unshipped[0])
+            assert chosen() == ["heuristic"] * 4 and "pretrained" not in offered(), offered()
+            page.select_option("#speed", "0")
+            page.click("#start")
+            page.wait_for_selector("#game:not([hidden])", timeout=WAIT_MS)
+            assert not page.inner_text("#setup-error")
+            assert set(page.locator("#table tr td:nth-child(2)").all_inner_texts()) == {"you", "heuristic"}
+            page.evaluate("() => newGame()")
+        page.select_option("#preset", "jj")
+        assert chosen() == ["pretrained"] * 4
     assert page.errors == []
 
 

@@ -23,9 +23,26 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_serve_listens_on_loopback_port_8000_with_jj_by_default():
     args = cli.build_parser().parse_args(["serve"])
     assert (args.host, args.port, args.preset) == ("127.0.0.1", 8000, "jj")
-    assert args.opponents.split(",") == ["heuristic", "greedy", "autoplay", "random"]
+    # the preset's shipped agent first (offered where one is shipped), then the bots
+    assert args.opponents.split(",") == ["pretrained", "heuristic", "greedy", "autoplay", "random"]
     # unpredictable deals; the shipped agent's hints, the heuristic's where none is shipped
     assert args.seed is None and args.hints == "pretrained,heuristic"
+
+
+def test_serve_preselects_the_opponent_baohuang_play_defaults_to_in_every_preset():
+    """The page's default opponent of a preset is `baohuang play`'s (`default_opponent`):
+    `pretrained` is that preset's strongest shipped agent, else the heuristic bot."""
+    pytest.importorskip("starlette")
+    from agents.pretrained import default_opponent
+    from baohuang_cli.serve_cmd import DEFAULT_OPPONENTS
+    from baohuang_env.rules import PRESETS
+    from baohuang_web.sessions import SessionStore
+
+    store = SessionStore(DEFAULT_OPPONENTS.split(","))
+    for preset in PRESETS:
+        played = default_opponent(preset)
+        assert store.default_opponent(preset) == ("heuristic" if played == "heuristic" else "pretrained"), preset
+        assert ("pretrained" in store.preset_opponents()[preset]) == (played != "heuristic"), preset
 
 
 def test_without_the_web_extra_serve_says_how_to_install_it(monkeypatch, capsys):
@@ -87,13 +104,14 @@ def _request(url: str, method: str = "GET", body: dict | None = None, headers: d
 
 
 def test_serve_hints_with_the_strongest_shipped_agent_from_any_directory(tmp_path):
-    """Started outside the checkout, the default hint agent is still the shipped kickstart
-    agent (package data), and it answers with its Q values."""
+    """Started outside the checkout, the default hint agent and jj's default opponent are still
+    the shipped kickstart agent (package data), and it answers with its Q values."""
     pytest.importorskip("starlette")
     pytest.importorskip("uvicorn")
-    proc, url, options = _serve(["--opponents", "random"], cwd=tmp_path)
+    proc, url, options = _serve([], cwd=tmp_path)
     try:
         assert options["hints"] == "pretrained,heuristic" and options["hint_presets"] == options["presets"]
+        assert options["preset_opponents"]["jj"]["default"] == "pretrained"
         game = _request(f"{url}/api/games", "POST", {"preset": "jj", "seat": 0, "opponents": "random"})
         headers = {"X-Player-Token": game["token"]}
         view = game["view"]

@@ -39,26 +39,45 @@ function hintsFor(preset) {
   return !Array.isArray(options.hint_presets) || options.hint_presets.includes(preset);
 }
 
+// The offered opponents that play `preset` and the one preselected there (the server's
+// per-preset lists: a checkpoint plays only its own rules); an older server sends no such
+// lists, and then every opponent is offered, the first preselected.
+function opponentsFor(preset) {
+  const options = state.options;
+  const offered = options.preset_opponents && options.preset_opponents[preset];
+  return offered || {opponents: options.opponents, default: options.opponents[0]};
+}
+
 function fillSetup(options) {
   state.options = options;
   for (const p of options.presets) $("preset").append(el("option", {value: p}, p));
   $("preset").value = options.preset;
   for (let s = 0; s < 5; s++) $("seat").append(el("option", {value: String(s)}, `seat ${s}`));
-  $("seat").addEventListener("change", drawOpponentChoices);
-  drawOpponentChoices();
+  $("seat").addEventListener("change", () => drawOpponentChoices(true));
+  $("preset").addEventListener("change", () => drawOpponentChoices(false));
+  drawOpponentChoices(false);
 }
 
-function drawOpponentChoices() {
+// A selector per other seat with the opponents that play the chosen preset. A new seat keeps
+// the choices made (`keep`); new rules preselect their default opponent in every seat.
+function drawOpponentChoices(keep) {
   const box = $("opponents");
-  const old = [...box.querySelectorAll("select")].map((s) => s.value);
+  const old = keep ? [...box.querySelectorAll("select")].map((s) => s.value) : [];
   box.replaceChildren();
+  const preset = $("preset").value;
+  const offered = opponentsFor(preset);
+  $("start").disabled = offered.opponents.length === 0;
+  if (!offered.opponents.length) {
+    box.append(el("p", {class: "muted"}, `No opponent offered by this server plays ${preset}.`));
+    return;
+  }
   const seat = Number($("seat").value);
   let i = 0;
   for (let s = 0; s < 5; s++) {
     if (s === seat) continue;
     const select = el("select", {id: `opponent-${i}`});
-    for (const spec of state.options.opponents) select.append(el("option", {value: spec}, spec));
-    if (old[i]) select.value = old[i];
+    for (const spec of offered.opponents) select.append(el("option", {value: spec}, spec));
+    select.value = offered.opponents.includes(old[i]) ? old[i] : offered.default;
     box.append(el("label", {}, `seat ${s} `, select));
     i++;
   }
