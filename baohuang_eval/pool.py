@@ -1,5 +1,5 @@
 """Running many pairs' games over worker processes: chunks of deals, a progress line, and
-the per-worker cache of agents.
+the per-worker cache of agents; the studies' chunks of deals (`run_chunks`).
 
 Specs, never agent objects, travel to the workers, which build the agents themselves
 (`SpecSeats`) and keep them for the whole evaluation (keyed by a run token, so a checkpoint
@@ -16,10 +16,10 @@ import multiprocessing
 import os
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from baohuang_env.rules import Rules
 
@@ -78,6 +78,32 @@ def chunk_size(num_deals: int, workers: int, games_per_deal: int = 1) -> int:
     least = math.ceil(JOB_GAMES[0] / games_per_deal)
     most = max(20, math.ceil(JOB_GAMES[1] / games_per_deal))
     return max(1, min(most, max(least, math.ceil(num_deals / (4 * max(1, workers))))))
+
+
+T = TypeVar("T")
+
+
+def run_chunks(work: Callable[..., T], chunks: Sequence[list[int]], workers: int, progress: Progress,
+               games_per_deal: int = 1, **local: Any) -> list[T]:
+    """`work(chunk)` of every chunk of deals, in chunk order, each chunk's games added to
+    `progress`: in this process when `workers` is 1, with the keyword arguments `local` (what
+    `work` keeps between chunks: its agents), else over `workers` spawned processes, without
+    them (`work` must then pickle: a module-level function, or a `functools.partial` of one).
+    The studies' chunks of deals run through it."""
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    out: list[T] = []
+    if workers == 1:
+        for chunk in chunks:
+            out.append(work(chunk, **local))
+            progress.add(len(chunk) * games_per_deal)
+        return out
+    with ProcessPoolExecutor(max_workers=workers, mp_context=start_method()) as pool:
+        futures = [pool.submit(work, chunk) for chunk in chunks]
+        for fut, chunk in zip(futures, chunks, strict=True):
+            out.append(fut.result())
+            progress.add(len(chunk) * games_per_deal)
+    return out
 
 
 #: Per worker process: the agents built for the current evaluation (keyed by a run token).
@@ -151,4 +177,4 @@ def _run_in_pool(pool: Executor, jobs: list, chunks: dict, progress: Progress, p
         chunks[i].append(ordered[n])
 
 
-__all__ = ["JOB_GAMES", "Progress", "chunk_size", "play_pairs", "start_method"]
+__all__ = ["JOB_GAMES", "Progress", "chunk_size", "play_pairs", "run_chunks", "start_method"]

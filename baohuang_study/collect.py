@@ -14,10 +14,9 @@ happen). Deal chunks run over worker processes (spawn), results in submission or
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TextIO
 
 import numpy as np
@@ -30,7 +29,7 @@ from baohuang_env.game import PLAY, Game, GameResult
 from baohuang_env.knowledge import EMPEROR, REBEL, own_role
 from baohuang_env.rules import Rules
 from baohuang_eval.play import SpecSeats, Table, agent_seed, game_agents, play_games
-from baohuang_eval.pool import Progress, chunk_size, start_method
+from baohuang_eval.pool import Progress, chunk_size, run_chunks
 from baohuang_eval.team import default_roles_many
 
 #: How the role phase is answered: by the auto-play bot (roles fixed by the cards), or by
@@ -188,32 +187,16 @@ def collect(spec: str, rules: Rules, seeds: tuple[int, ...], roles: str = "auto"
     """Self-play of `spec` on every deal of `seeds`, over `workers` processes."""
     if roles not in ROLE_MODES:
         raise ValueError(f"roles must be one of {ROLE_MODES}, got {roles!r}")
-    if workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {workers}")
     size = chunk_size(len(seeds), workers)
     chunks = [list(seeds[k:k + size]) for k in range(0, len(seeds), size)]
     progress = Progress(len(seeds), log, f"{label} {spec}")
-    rows: list[dict[str, Any]] = []
-    logs: list[GameLog] = []
     try:
-        if workers == 1:
-            seats = SpecSeats(spec, rules)
-            for chunk in chunks:
-                r, g = collect_chunk(spec, rules.to_dict(), chunk, roles, seats)
-                rows += r
-                logs += g
-                progress.add(len(chunk))
-        else:
-            ctx = start_method(multiprocessing.get_context("spawn"))
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                futures = [pool.submit(collect_chunk, spec, rules.to_dict(), c, roles) for c in chunks]
-                for fut, chunk in zip(futures, chunks, strict=True):
-                    r, g = fut.result()
-                    rows += r
-                    logs += g
-                    progress.add(len(chunk))
+        parts = run_chunks(partial(collect_chunk, spec, rules.to_dict(), roles=roles), chunks, workers, progress,
+                           seats=SpecSeats(spec, rules))
     finally:
         progress.close()
+    rows = [row for part_rows, _ in parts for row in part_rows]
+    logs = [game for _, part_logs in parts for game in part_logs]
     return _rows(rows), logs
 
 

@@ -19,9 +19,8 @@ Hanabi's zero-shot coordination reports XP / SP of scores).
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from typing import Any, TextIO
 
 import numpy as np
@@ -29,7 +28,7 @@ import numpy as np
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.rules import Rules
 from baohuang_eval.play import SpecSeats, Table, agent_seed, game_agents, play_games, validate_specs
-from baohuang_eval.pool import Progress, chunk_size, start_method
+from baohuang_eval.pool import Progress, chunk_size, run_chunks
 from baohuang_eval.stats import Stats, paired_stats
 from baohuang_eval.team import default_roles_many
 
@@ -84,23 +83,12 @@ def _play(specs, reference, rules, seeds, modes, workers, log) -> list[tuple]:
     size = chunk_size(len(seeds), workers, games)
     chunks = [list(seeds[k:k + size]) for k in range(0, len(seeds), size)]
     progress = Progress(len(seeds) * games, log, "crossplay")
-    rows: list[tuple] = []
     try:
-        if workers == 1:
-            cache: dict[str, SpecSeats] = {}
-            for c in chunks:
-                rows += crossplay_chunk(specs, reference, rules.to_dict(), c, modes, cache)
-                progress.add(len(c) * games)
-        else:
-            ctx = start_method(multiprocessing.get_context("spawn"))
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                futures = [pool.submit(crossplay_chunk, specs, reference, rules.to_dict(), c, modes) for c in chunks]
-                for fut, c in zip(futures, chunks, strict=True):
-                    rows += fut.result()
-                    progress.add(len(c) * games)
+        parts = run_chunks(partial(crossplay_chunk, specs, reference, rules.to_dict(), modes=modes), chunks,
+                           workers, progress, games, cache={})
     finally:
         progress.close()
-    return rows
+    return [row for part in parts for row in part]
 
 
 def _win_rate(scores: np.ndarray) -> float:
