@@ -2,7 +2,8 @@
 shipped agents.
 
 `register()` registers their kinds with `baohuang_env.agent.register_agent` ("greedy",
-"heuristic", "dmc:PATH", "ppo:PATH", "pretrained[:NAME]"); importing this package calls it,
+"heuristic", "dmc:PATH", "ppo:PATH", "pretrained[:NAME]", and "roles:SPEC": SPEC's role-phase
+answers with the heuristic's card play, `agents.role_answers`); importing this package calls it,
 and the env package calls it through the `baohuang_env.agents` entry point, so
 `make_agent("heuristic", rules)` works anywhere. The protocol, the registry, the random bot
 and the auto-play bot live in `baohuang_env`.
@@ -14,6 +15,7 @@ from baohuang_env.autoplay import AutoPlayAgent
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .pretrained import make_pretrained
+from .role_answers import make_role_answers
 from .role_policy import role_choices
 
 
@@ -53,6 +55,7 @@ def register() -> None:
     register_agent("dmc", _dmc_agent)
     register_agent("ppo", _ppo_agent)
     register_agent("pretrained", make_pretrained)
+    register_agent("roles", make_role_answers)
 
 
 register()

@@ -4,10 +4,12 @@
     baohuang study crossplay --agents SPEC... [--reference heuristic] [--rebels reference mixed] [--deals 300]
     baohuang study leak     [--presets jj weihai ...] [--resamples 10000] [--deals 2000] [--workers 2]
     baohuang study teamplay --agents SPEC... [--deals 300]
+    baohuang study roles    --agents SPEC... [--opponent heuristic] [--deals 500]
 
 Each writes report.json, report.md and report.png into --out (default: a new folder
 runs/study/<study>-<timestamp>[-N]), prints the Markdown and shows progress on stderr.
-`leak` exits with status 1 when the audit fails.
+`leak` exits with status 1 when the audit fails. `roles` counts how often each agent takes
+each role-phase option at the focal seat of the seat protocol's games (docs/role_models.md).
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ def _agents(p) -> None:
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("study", help="hidden-teammate studies: guard belief, cross-play, leak audit, team play",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser("study", help="hidden-teammate studies: guard belief, cross-play, leak audit, team play; "
+                                     "role-answer rates", description=__doc__.split("\n\n")[0])
     studies = p.add_subparsers(dest="study", required=True)
     b = studies.add_parser("belief", help="guard identification: each agent's belief in who the guard is")
     _agents(b)
@@ -60,10 +62,14 @@ def add_parser(sub) -> None:
     t = studies.add_parser("teamplay", help="team-play and signalling statistics from self-play records")
     _agents(t)
     _common(t, 300)
+    r = studies.add_parser("roles", help="how often each agent takes each role-phase option, at the focal seat")
+    _agents(r)
+    r.add_argument("--opponent", default="heuristic", help="the agent at the four other seats (default heuristic)")
+    _common(r, 500)
 
 
 def main(args) -> int:
-    from baohuang_study import belief, crossplay, leak, teamplay
+    from baohuang_study import belief, crossplay, leak, role_rates, teamplay
     from baohuang_study.report import out_folder, write_study
 
     log = sys.stderr
@@ -85,6 +91,9 @@ def main(args) -> int:
             module = crossplay
             result = crossplay.crossplay_study(args.agents, rules, seeds, args.reference, args.rebels,
                                                args.workers, log)
+        elif args.study == "roles":
+            module = role_rates
+            result = role_rates.role_rates_study(args.agents, rules, seeds, args.opponent, args.workers, log)
         else:
             module = teamplay
             result = teamplay.teamplay_study(args.agents, rules, seeds, args.workers, log)
