@@ -36,6 +36,7 @@ from baohuang_env.cards import NUM_SEATS, SUITS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY, ROLE, Game, IllegalActionError
 from baohuang_env.actions import DECISION_ID, FIRST_PLAY, PASS, format_play, parse_play
+from baohuang_env.agent import act_in_game
 from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules
 from baohuang_env.text import (
@@ -347,7 +348,7 @@ def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
                     out("\nEnd of input: leaving the game.")
                     return "eof"
         else:
-            action = int(bots[p].act(encoder.encode(game, p), game.legal_mask()))
+            action = act_in_game(bots[p], game, p, encoder.encode)
         game.step(action)
         for event in game.log[shown:]:
             out(_you(describe_event(game, event, step), seat))

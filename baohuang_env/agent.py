@@ -20,11 +20,15 @@ import threading
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from importlib.metadata import EntryPoint, entry_points
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .game import Game
+    from .infostate import InfoState
 
 #: Entry point group whose modules register agent kinds when imported.
 ENTRY_POINT_GROUP = "baohuang_env.agents"
@@ -40,6 +44,11 @@ class Agent(Protocol):
 
     `uses_observation` is False for an agent that reads only the mask: callers may then pass
     `NO_OBSERVATION` and skip encoding it, which makes games with such agents faster.
+
+    An agent that searches sets `uses_info_state = True` and defines `act_info(info) -> int`:
+    the drivers that hold the game (`act_in_game`, and `act_each` given `info`) then pass
+    its seat's information state (`baohuang_env.infostate.InfoState`: its dealt hand and the
+    public record, never the game itself) instead of calling `act`.
     """
 
     uses_observation: bool
@@ -132,14 +141,45 @@ def act_one(agent: Agent, mask: np.ndarray, observe: Callable[..., np.ndarray], 
     return int(agent.act(observe(*args) if agent.uses_observation else NO_OBSERVATION, mask))
 
 
+def uses_info_state(agent: Agent) -> bool:
+    """Whether `agent` decides from its seat's information state (`act_info`)."""
+    return getattr(agent, "uses_info_state", False)
+
+
+def act_in_game(agent: Agent, game: Game, seat: int, encode: Callable[[Game, int], np.ndarray]) -> int:
+    """`agent`'s move at `seat` of `game`, the seat to act: from the seat's information state
+    when the agent searches (`uses_info_state`), else `act_one` with `encode(game, seat)`.
+    What the drivers of one game call (`baohuang play`, the web sessions, Baohuang-v0)."""
+    if uses_info_state(agent):
+        from .infostate import info_state  # the game's reader: imported where a search agent plays
+
+        return int(agent.act_info(info_state(game, seat)))
+    return act_one(agent, game.legal_mask(), encode, game, seat)
+
+
 def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
-             observe: Callable[[list[int]], np.ndarray]) -> list[int]:
+             observe: Callable[[list[int]], np.ndarray],
+             info: Callable[[list[int]], list[InfoState]] | None = None) -> list[int]:
     """`act_one` of `agents[j]` on `masks[j]` for every j, in order. The observations come from
     one `observe(indices)` call for just the agents with `uses_observation` (row i of its
     result for `indices[i]`); the others get `NO_OBSERVATION`. What every batched driver of
     bots calls (the evaluation's and the studies' games, `baohuang_eval.play.play_games`; the
     native vector env; the training games), so that an agent reading only the mask never
-    costs an observation."""
+    costs an observation. Agents that search (`uses_info_state`) get `info(indices)`'s
+    information states instead; a driver without `info` refuses them."""
+    searching = [j for j, agent in enumerate(agents) if uses_info_state(agent)]
+    if searching:
+        if info is None:
+            raise ValueError(f"{type(agents[searching[0]]).__name__} searches from its seat's information state, "
+                             "which this driver does not give: play it with baohuang eval, play or serve, or "
+                             "Baohuang-v0's opponents")
+        chosen = dict(zip(searching, (int(agents[j].act_info(i)) for j, i in zip(searching, info(searching),
+                                                                                  strict=True)), strict=True))
+        rest = [j for j in range(len(agents)) if j not in chosen]
+        moves = act_each([agents[j] for j in rest], [masks[j] for j in rest],
+                         lambda js: observe([rest[j] for j in js])) if rest else []
+        chosen.update(zip(rest, moves, strict=True))
+        return [chosen[j] for j in range(len(agents))]
     seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
     obs = dict(zip(seeing, observe(seeing), strict=True)) if seeing else {}
     randoms = [j for j, agent in enumerate(agents) if type(agent) is RandomAgent]

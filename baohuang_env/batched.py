@@ -117,6 +117,9 @@ class _GameRows:
     def start(self, b: int, seed: int) -> None:
         self.games[b] = Game(self.rules, seed=seed)
 
+    def load(self, b: int, game: Game) -> None:
+        self.games[b] = game
+
     def game(self, b: int) -> Game:
         return self.games[b]
 
@@ -162,6 +165,12 @@ class _ArrayRows:
 
     def start(self, b: int, seed: int) -> None:
         game = self.role_games[b] = Game(self.rules, seed=seed)
+        self.in_arrays[b] = False
+        if game.phase == PLAY:
+            self._load([b])
+
+    def load(self, b: int, game: Game) -> None:
+        self.role_games[b] = game
         self.in_arrays[b] = False
         if game.phase == PLAY:
             self._load([b])
@@ -215,8 +224,8 @@ class _ArrayRows:
     def _with_records(self, ended: list[tuple[int, GameResult]], records: bool) -> list[tuple[int, GameResult, Any]]:
         """(row, result, replay record or None) of the array rows whose deals just ended."""
         arrays = self.arrays
-        return [(b, result, replay_record(self.rules, arrays.seed[b], arrays.actions_of(b), result) if records
-                 else None) for b, result in ended]
+        return [(b, result, replay_record(self.rules, arrays.seed[b], arrays.actions_of(b), result,
+                                          arrays.custom_deal[b]) if records else None) for b, result in ended]
 
     def masks(self, out: np.ndarray, rows: np.ndarray) -> None:
         live = rows[self.in_play_phase(rows)]
@@ -325,6 +334,25 @@ class BatchedGames:
         for b, s in zip(rows, seeds, strict=True):
             self._rows.start(int(b), int(s))
             self._reset_seeds[b], self._game_index[b] = int(s), 0
+        return self._show([], np.unique(np.asarray(rows, dtype=np.int64)))
+
+    def load_rows(self, rows: Sequence[int], games: Sequence[Game]) -> BatchStep:
+        """Each of `rows` takes over a copy of `games[i]` as it stands (any phase, a hand-built
+        deal too: a search's rollouts from a sampled world); the other rows are untouched.
+        An autoreset deals such a row's next game from the game's seed. Returns what every
+        row shows now."""
+        if len(rows) != len(games):
+            raise ValueError(f"give one game per row: {len(rows)} rows, got {len(games)} games")
+        if not self._started:
+            raise RuntimeError("reset() the batch before loading rows")
+        for b, game in zip(rows, games, strict=True):
+            if game.rules != self.rules:
+                raise ValueError(f"row {b}: the game is of preset {game.rules.preset!r}, the batch of "
+                                 f"{self.rules.preset!r}")
+            if game.is_over:
+                raise ValueError(f"row {b}: the game is over; load a game still in play")
+            self._rows.load(int(b), game.copy())
+            self._reset_seeds[b], self._game_index[b] = game.seed, 0
         return self._show([], np.unique(np.asarray(rows, dtype=np.int64)))
 
     def step(self, actions: np.ndarray | Sequence[int], rows: Sequence[int] | np.ndarray | None = None) -> BatchStep:

@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import PASS
-from .agent import Agent, act_one, check_agent, make_agent
+from .agent import Agent, act_in_game, check_agent, make_agent
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
@@ -127,7 +127,7 @@ class BaohuangGymEnv(gymnasium.Env):
         return self.encoder.encode(self.game, self.learner), info
 
     def _play_opponents(self) -> None:
-        """The opponents move until the learner is to act or the game ends, each by `act_one`
+        """The opponents move until the learner is to act or the game ends, each by `act_in_game`
         (the rule every driver moves its bots by: an opponent that reads only the mask,
         `uses_observation` False as autoplay and random, gets no observation, which would cost
         more than its move). One game needs no batch: a one-row `BatchedGames` costs several
@@ -135,7 +135,7 @@ class BaohuangGymEnv(gymnasium.Env):
         game, learner, opponents, encode = self.game, self.learner, self.opponents, self.encoder.encode
         while not game.is_over and (seat := game.current_player) != learner:
             agent = opponents[(seat - learner - 1) % NUM_SEATS]
-            game.step(act_one(agent, game.legal_mask(), encode, game, seat))
+            game.step(act_in_game(agent, game, seat, encode))
 
     def _reward(self) -> float:
         return float(reward(self.game.result.scores[self.learner], self.reward_mode))

@@ -482,7 +482,8 @@ class PlayArrays:
     * `template` (B, 5, D) float32: each seat's observation when the row arrived.
 
     A row holds a game from `load(b, game)` (a `Game` that has just entered its play phase)
-    until the next `load`; `game(b)` rebuilds the `Game` itself from the seed and the log.
+    until the next `load`; `game(b)` rebuilds the `Game` itself from the seed (or the hand-built
+    deal) and the log.
     """
 
     def __init__(self, rules: Rules, num_games: int, encoder: Encoder) -> None:
@@ -502,6 +503,7 @@ class PlayArrays:
         self._constant_columns = np.concatenate([np.arange(a, z) for a, z in spans])
         self.template = np.zeros((B, NUM_SEATS, self._constant_columns.size), dtype=np.float32)
         self.seed = [0] * B
+        self.custom_deal: list[dict | None] = [None] * B  # a hand-built deal's record (`Game.custom_deal`)
         self.settled: list[SettledRoles | None] = [None] * B
         self._went_out = np.zeros(B, dtype=np.int8)
         self._plays = (table.rank.astype(np.int32), table.n.astype(np.int32), table.small.astype(np.int32),
@@ -547,7 +549,7 @@ class PlayArrays:
                 self.history[b, h] = seat, action
                 f[HISTORY_SIZE] += 1
             self.log[b, :len(game.actions)] = game.actions
-            self.seed[b] = game.seed
+            self.seed[b], self.custom_deal[b] = game.seed, game.custom_deal
             self.settled[b] = SettledRoles.of(roles)
         views = self.encoder.encode_many([g for g in games for _ in range(NUM_SEATS)],
                                          list(range(NUM_SEATS)) * len(games))
@@ -558,8 +560,11 @@ class PlayArrays:
         return self.log[b, :self.facts[b, NUM_LOGGED]].tolist()
 
     def game(self, b: int) -> Game:
-        """Row b's game as a `Game`, rebuilt from its seed and actions (exact, not cheap)."""
-        game = Game(self.rules, seed=self.seed[b])
+        """Row b's game as a `Game`, rebuilt from its seed (or hand-built deal) and actions
+        (exact, not cheap)."""
+        d = self.custom_deal[b]
+        game = Game(self.rules, seed=self.seed[b]) if d is None else Game.from_deal(
+            d.get("hands"), d["emperor_card_seat"], d["guard_card_seat"], self.rules, suits=d.get("suits"))
         for a in self.actions_of(b):
             game.step(a)
         return game

@@ -32,6 +32,7 @@ import numpy as np
 from baohuang_env.actions import PASS
 from baohuang_env.agent import AGENT_KINDS, Agent, act_each, make_agent
 from baohuang_env.game import Game, GameResult, IllegalActionError
+from baohuang_env.infostate import info_state
 from baohuang_env.rules import Rules
 
 if typing.TYPE_CHECKING:
@@ -223,7 +224,9 @@ def _play(batch: BatchedGames, rules: Rules, first: list[Table], source: Iterato
         if acting:
             agents = [rows_of.held[b].agents[seats[b]] for b in acting]
             actions[acting] = act_each(agents, step.mask[acting],
-                                       lambda js, acting=acting: batch.observe([acting[j] for j in js]))
+                                       lambda js, acting=acting: batch.observe([acting[j] for j in js]),
+                                       lambda js, acting=acting, seats=seats: [
+                                           info_state(batch.games[acting[j]], seats[acting[j]]) for j in js])
             for b in acting:
                 if rows_of.held[b].watch is not None:
                     rows_of.held[b].watch(rows_of.mirrors[b], seats[b], int(actions[b]))

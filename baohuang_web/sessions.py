@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from baohuang_env.actions import DECISION_ID, PASS, parse_play
-from baohuang_env.agent import NO_OBSERVATION, Agent, make_agent
+from baohuang_env.agent import Agent, act_in_game, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import ROLE, Game, IllegalActionError, action_index
@@ -190,8 +190,7 @@ class GameSession:
         while made < max_steps and not game.is_over and game.current_player != self.seat:
             p = game.current_player
             bot = self.bots[p]
-            obs = self.encoder.encode(game, p) if bot.uses_observation else NO_OBSERVATION
-            step_logged(game, int(bot.act(obs, game.legal_mask())), self.steps)
+            step_logged(game, act_in_game(bot, game, p, self.encoder.encode), self.steps)
             made += 1
         return made
 
