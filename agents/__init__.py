@@ -48,6 +48,12 @@ def _heuristic_agent(arg, rules, seed):
     return HeuristicAgent(rules, roles=roles)
 
 
+def _search_agent(arg, rules, seed):
+    from .search import make_search  # the search imports the batched engine (numba) and a DMC base (torch)
+
+    return make_search(arg, rules, seed)
+
+
 def register() -> None:
     """Register this package's agent kinds (the `baohuang_env.agents` entry point)."""
     register_agent("greedy", lambda arg, rules, seed: GreedyAgent(rules))
@@ -56,6 +62,7 @@ def register() -> None:
     register_agent("ppo", _ppo_agent)
     register_agent("pretrained", make_pretrained)
     register_agent("roles", make_role_answers)
+    register_agent("search", _search_agent)
 
 
 register()

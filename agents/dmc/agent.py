@@ -191,26 +191,34 @@ class DMCAgent:
         """The ε-greedy choices (n,) of `choose_many`, and the advice columns the network read
         (`_advice_many`)."""
         advice = self._advice_many(observations, masks, legal, counts)
-        if len(self._numpy) == 1:
-            q = self._numpy[0].score_ids(observations, counts, legal, advice)
-        else:
-            q = np.empty(len(legal), dtype=np.float32)
-            nets = self.networks_of(observations)
-            for net in np.unique(nets).tolist():
-                mine = nets == net
-                sel = np.repeat(mine, counts)
-                q[sel] = self._numpy[net].score_ids(observations[mine], counts[mine], legal[sel],
-                                                    None if advice is None else advice[sel])
-        # argmax within each decision (the first best, as np.argmax of one decision's scores)
-        n = len(counts)
-        starts = np.cumsum(counts) - counts
-        padded = np.full((n, int(counts.max(initial=1))), -np.inf, dtype=np.float32)
-        padded[np.repeat(np.arange(n), counts), np.arange(len(q)) - np.repeat(starts, counts)] = q
-        best = padded.argmax(axis=1)
+        best = _padded(self._q_many(observations, legal, counts, advice), counts).argmax(axis=1)
         if self.epsilon:
-            explore = np.flatnonzero(self.rng.random(n) < self.epsilon)
+            explore = np.flatnonzero(self.rng.random(len(counts)) < self.epsilon)
             best[explore] = (self.rng.random(explore.size) * counts[explore]).astype(np.int64)
         return best, advice
+
+    def _q_many(self, observations: np.ndarray, legal: np.ndarray, counts: np.ndarray,
+                advice: np.ndarray | None) -> np.ndarray:
+        """Q of every legal action of n decisions, ragged (sum(counts),), each network run once."""
+        if len(self._numpy) == 1:
+            return self._numpy[0].score_ids(observations, counts, legal, advice)
+        q = np.empty(len(legal), dtype=np.float32)
+        nets = self.networks_of(observations)
+        for net in np.unique(nets).tolist():
+            mine = nets == net
+            sel = np.repeat(mine, counts)
+            q[sel] = self._numpy[net].score_ids(observations[mine], counts[mine], legal[sel],
+                                                None if advice is None else advice[sel])
+        return q
+
+    def values_many(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The value of n decisions (n,): each one's best Q, the acting seat's expected result
+        when it plays on by this network (what a search scores a cut-off rollout by)."""
+        masks = np.asarray(masks)
+        rows, legal = np.nonzero(masks)
+        counts = np.bincount(rows, minlength=len(masks))
+        q = self._q_many(observations, legal, counts, self._advice_many(observations, masks, legal, counts))
+        return _padded(q, counts).max(axis=1)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask).view(bool).nonzero()[0]
@@ -228,3 +236,13 @@ class DMCAgent:
         else:
             i = int(np.argmax(self.scores(observation, rows)))
         return int(legal[i]), rows[i]
+
+
+def _padded(q: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Ragged scores (sum(counts),) as (n, max count) rows padded with -inf: a decision's argmax
+    is the first best, as np.argmax of its own scores."""
+    n = len(counts)
+    starts = np.cumsum(counts) - counts
+    padded = np.full((n, int(counts.max(initial=1))), -np.inf, dtype=np.float32)
+    padded[np.repeat(np.arange(n), counts), np.arange(len(q)) - np.repeat(starts, counts)] = q
+    return padded

@@ -1,0 +1,312 @@
+"""Decision-time search: sample the hidden hands, play each candidate move out, pick the best.
+
+Perfect Information Monte Carlo (Skat's Kermit, Bridge's GIB, SchafkopfRL's PIMC), over a
+base policy. At each decision with more than one legal move, `SearchAgent`:
+
+1. takes the candidates: the base policy's top `top` moves by its values (its own move
+   first), plus PASS where legal;
+2. samples `worlds` games the seat cannot tell apart from the true one, from its information
+   state alone (`baohuang_env.resample.resample_info`: its dealt hand, the public record, the
+   roles as far as it knows them), the hidden guard card's seat drawn from a belief
+   (`sampler`: "informed" weights it by the heuristic bot's `guard_belief`, "prior" by the
+   deal alone);
+3. plays every candidate out in every world with `rollout` at all five seats, all worlds and
+   candidates as the rows of one `BatchedGames` (the batched engine's compiled play phase);
+4. picks the candidate with the best mean result for its seat (`objective`: "win" is the
+   sign of the score, as the shipped agents were trained; "score" the score itself), ties
+   to the base policy's move.
+
+It sees nothing hidden: drivers give it its seat's `InfoState` (`uses_info_state`), never the
+game. Spec: `search[:KEY=VALUE,...]`, keys `w` (worlds), `m` (top moves), `rollout`
+(greedy, heuristic, random, base), `sampler` (informed, prior), `objective` (win, score), and
+`base=SPEC` last (default `pretrained`: the preset's shipped agent), e.g.
+`search:w=8,m=3,rollout=greedy,base=dmc:agents/pretrained/dmc_kickstart_jj.pt`.
+docs/search.md has the method, its limits and the measurements.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from baohuang_env.actions import PASS
+from baohuang_env.agent import Agent, RandomAgent, act_each, make_agent
+from baohuang_env.cards import NUM_SEATS
+from baohuang_env.game import PLAY, Game
+from baohuang_env.infostate import InfoState, encoder_of
+from baohuang_env.resample import ResampleError, advance, resample_info
+from baohuang_env.rewards import REWARD_MODES, reward
+from baohuang_env.rules import Rules
+
+ROLLOUTS = ("greedy", "heuristic", "random", "base")
+SAMPLERS = ("informed", "prior")
+OBJECTIVES = REWARD_MODES
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How much a decision searches, and with what (module docstring)."""
+
+    worlds: int = 8
+    top: int = 3
+    rollout: str = "greedy"
+    sampler: str = "informed"
+    objective: str = "win"
+    depth: int = -1
+    base: str = "pretrained"
+
+    def __post_init__(self) -> None:
+        if self.worlds < 1 or self.top < 1:
+            raise ValueError(f"search needs w >= 1 worlds and m >= 1 moves, got w={self.worlds} m={self.top}")
+        for name, value, allowed in (("rollout", self.rollout, ROLLOUTS), ("sampler", self.sampler, SAMPLERS),
+                                     ("objective", self.objective, OBJECTIVES)):
+            if value not in allowed:
+                raise ValueError(f"search: {name}={value!r} is not one of {', '.join(allowed)}")
+
+    @classmethod
+    def parse(cls, arg: str | None) -> SearchSettings:
+        """Settings from a spec's argument: "w=8,m=3,rollout=greedy,base=SPEC" (`base` last: its
+        spec may hold commas and colons)."""
+        if not arg:
+            return cls()
+        head, sep, base = arg.partition("base=")
+        if sep and head and not head.endswith(","):
+            raise ValueError(f"search: write base=SPEC last, after a comma (got {arg!r})")
+        keys = {"w": "worlds", "m": "top", "rollout": "rollout", "sampler": "sampler", "objective": "objective",
+                "depth": "depth"}
+        values: dict[str, object] = {"base": base} if sep else {}
+        for item in filter(None, head.split(",")):
+            key, eq, value = item.partition("=")
+            if not eq or key not in keys:
+                raise ValueError(f"search: unknown setting {item!r}; settings: {', '.join(keys)}, base (last)")
+            if key in ("w", "m", "depth"):
+                try:
+                    values[keys[key]] = int(value)
+                except ValueError:
+                    raise ValueError(f"search: {key} must be an integer, got {value!r}") from None
+            else:
+                values[keys[key]] = value
+        if sep and not base:
+            raise ValueError("search: base= needs an agent spec, e.g. base=pretrained")
+        return cls(**values)
+
+    @property
+    def spec(self) -> str:
+        return (f"search:w={self.worlds},m={self.top},rollout={self.rollout},sampler={self.sampler},"
+                f"objective={self.objective},depth={self.depth},base={self.base}")
+
+
+@dataclass
+class SearchResult:
+    """One searched decision: the candidates (the base policy's move first), their mean
+    results over the worlds played out, the worlds sampled, and the choice."""
+
+    candidates: list[int]
+    means: list[float]
+    worlds: int
+    choice: int
+    seconds: float
+
+
+@dataclass
+class SearchStats:
+    """What an agent's decisions cost: every decision, those searched, their time."""
+
+    decisions: int = 0
+    searched: int = 0
+    seconds: float = 0.0
+    changed: int = 0  # searched decisions where the choice is not the base policy's move
+    failed: int = 0  # decisions where no world could be sampled (the base policy's move is played)
+
+
+class SearchAgent:
+    """PIMC over a base policy (module docstring)."""
+
+    uses_observation = True
+    uses_info_state = True
+
+    def __init__(self, rules: Rules, settings: SearchSettings | None = None, seed: int | None = None,
+                 base: Agent | None = None) -> None:
+        self.rules = rules
+        self.settings = settings = settings or SearchSettings()
+        self.base = base if base is not None else make_agent(settings.base, rules)
+        if not hasattr(self.base, "values_many"):
+            raise ValueError(f"search needs a base agent with action values (a DMC checkpoint), "
+                             f"not {settings.base!r}")
+        from .heuristic import HeuristicAgent
+
+        self._belief = HeuristicAgent(rules) if settings.sampler == "informed" else None
+        self._rollout = self._rollout_agent(settings.rollout)
+        self.rng = np.random.default_rng(seed)
+        self.stats = SearchStats()
+        self._games = None  # the rollouts' BatchedGames, built at the first search
+        self._particles: dict[int, list[Game]] = {}  # per seat: the worlds of its last decision
+
+    def _rollout_agent(self, name: str) -> Agent:
+        if name == "base":
+            return self.base
+        if name == "random":
+            return RandomAgent(0)
+        return make_agent(name, self.rules)
+
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: a fresh generator for the worlds and the random rollouts (the counters stay)."""
+        self.rng = np.random.default_rng(seed)
+        self._particles = {}
+        if isinstance(self._rollout, RandomAgent):
+            self._rollout = RandomAgent(None if seed is None else seed + 1)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise ValueError("the search agent decides from its seat's information state (act_info); this driver "
+                         "gives only an observation: play it with baohuang eval, play or serve")
+
+    def act_info(self, info: InfoState) -> int:
+        """The move for the seat of `info` (its information state, the seat to act)."""
+        legal = np.flatnonzero(info.mask)
+        self.stats.decisions += 1
+        if legal.size == 1:
+            return int(legal[0])
+        return self.search(info).choice
+
+    def candidates(self, info: InfoState) -> list[int]:
+        """The base policy's top moves by value (its own move first), and PASS where legal."""
+        legal = np.flatnonzero(info.mask)
+        q = np.asarray(self.base.action_values(info.observation, legal, info.mask))
+        order = np.argsort(-q, kind="stable")[:self.settings.top]
+        moves = [int(legal[i]) for i in order]
+        if info.mask[PASS] and PASS not in moves:
+            moves.append(PASS)
+        return moves
+
+    def guard_weights(self, info: InfoState) -> list[float] | None:
+        """Per absolute seat, the weight of each candidate to hold the hidden guard card:
+        the heuristic's `guard_belief` ("informed"), or None (the deal's own prior)."""
+        if self._belief is None or len(info.guard_seats) < 2:
+            return None
+        rel = self._belief.guard_belief(info.observation)
+        w = [0.0] * NUM_SEATS
+        for r in range(NUM_SEATS):
+            w[(info.viewer + r) % NUM_SEATS] = float(rel[r])
+        if sum(w[s] for s in info.guard_seats) <= 0:
+            return None
+        return w
+
+    def search(self, info: InfoState) -> SearchResult:
+        """Sample, play out, choose (module docstring)."""
+        start = time.perf_counter()
+        moves = self.candidates(info)
+        if len(moves) == 1:
+            return SearchResult(moves, [0.0], 0, moves[0], 0.0)
+        worlds = self.worlds(info)
+        if not worlds:
+            return SearchResult(moves, [0.0] * len(moves), 0, moves[0], time.perf_counter() - start)
+        totals = self.play_out(info.viewer, worlds, moves)
+        means = (totals / len(worlds)).tolist()
+        best = max(range(len(moves)), key=lambda i: (means[i], i == 0))  # ties to the base policy's move
+        seconds = time.perf_counter() - start
+        s = self.stats
+        s.searched += 1
+        s.seconds += seconds
+        s.changed += best != 0
+        return SearchResult(moves, means, len(worlds), moves[best], seconds)
+
+    def worlds(self, info: InfoState) -> list[Game]:
+        """`settings.worlds` games the seat cannot tell from its information state: those of
+        its last decision that still agree with it, stepped on (`resample.advance`: a
+        particle filter with the seat's observations as its 0/1 likelihood), and fresh draws
+        (`resample_info`) for the rest."""
+        want = self.settings.worlds
+        kept = [w for w in self._particles.get(info.viewer, []) if advance(w, info) is not None][:want]
+        weights = self.guard_weights(info) if len(kept) < want else None
+        while len(kept) < want:
+            try:
+                kept.append(resample_info(info, self.rng, weights))
+            except ResampleError:
+                self.stats.failed += 1
+                break
+        self._particles[info.viewer] = kept
+        return kept
+
+    def play_out(self, viewer: int, worlds: list[Game], moves: list[int]) -> np.ndarray:
+        """The summed result for `viewer` of each move over `worlds`: each (world, move) played
+        out by the rollout policy at every seat, all as rows of one batch, for up to `depth`
+        moves of the play phase (-1: to the end), then scored by the base network's values."""
+        totals = np.zeros(len(moves))
+        games, owner, cut, cut_owner = [], [], [], []
+        for world in worlds:
+            for i, move in enumerate(moves):
+                g = world.copy()
+                g.step(move)
+                if g.is_over:
+                    totals[i] += self._result(g.result.scores[viewer])
+                elif self.settings.depth == 0 and g.phase == PLAY:  # scored where it stands, no batch
+                    cut.append(g)
+                    cut_owner.append(i)
+                else:
+                    games.append(g)
+                    owner.append(i)
+        if cut:
+            encode = encoder_of(self.rules).encode
+            values = self._values(np.stack([encode(g, g.current_player) for g in cut]),
+                                  np.stack([g.legal_mask() for g in cut]), [g.current_player for g in cut],
+                                  [(g.emperor, g.guard) for g in cut], viewer)
+            np.add.at(totals, cut_owner, values)
+        if not games:
+            return totals
+        batch = self._batch()
+        rows = np.arange(len(games))
+        step = batch.load_rows(rows, games)
+        agent = self._rollout
+        actions = np.zeros(batch.num_games, dtype=np.int64)
+        played = np.zeros(batch.num_games, dtype=np.int64)  # play-phase moves made by each row
+        while True:
+            for b, result, _record in step.ended:
+                totals[owner[b]] += self._result(result.scores[viewer])
+            live = rows[step.seat[rows] >= 0]
+            if self.settings.depth >= 0 and live.size:  # rows at their depth stop, scored by the base's values
+                at_depth = live[batch.in_play_phase(live) & (played[live] >= self.settings.depth)]
+                if at_depth.size:
+                    roles = [batch.roles(b) for b in at_depth.tolist()]
+                    values = self._values(batch.observe(at_depth), step.mask[at_depth], step.seat[at_depth].tolist(),
+                                          [(r.emperor, r.guard) for r in roles], viewer)
+                    np.add.at(totals, [owner[b] for b in at_depth.tolist()], values)
+                    live = np.setdiff1d(live, at_depth)
+            if not live.size:
+                return totals
+            played[live[batch.in_play_phase(live)]] += 1
+            actions[live] = act_each([agent] * live.size, step.mask[live],
+                                     lambda js, live=live: batch.observe(live[js]))
+            step = batch.step(actions, live)
+
+    def _values(self, observations: np.ndarray, masks: np.ndarray, seats: list[int],
+                royals: list[tuple[int, int]], viewer: int) -> np.ndarray:
+        """The base network's value of each position for `viewer`: the acting seat's best Q
+        (its expected result), with the sign of its side against the viewer's in that world
+        (the emperor and the guard against the rebels)."""
+        v = self.base.values_many(observations, masks).astype(np.float64)
+        same = np.array([(seat in royal) == (viewer in royal) for seat, royal in zip(seats, royals, strict=True)])
+        return np.where(same, v, -v)
+
+    def _batch(self):
+        """The agent's batch: a row per (world, candidate), kept for its later decisions."""
+        from baohuang_env.batched import BatchedGames
+
+        if self._games is None:
+            rows = self.settings.worlds * (self.settings.top + 1)
+            self._games = BatchedGames(self.rules, rows, autoreset="none", observe=False, engine="arrays")
+            self._games.reset([0] * rows)
+        return self._games
+
+    def _result(self, score: int) -> float:
+        return reward(score, self.settings.objective)
+
+
+def make_search(arg: str | None, rules: Rules, seed: int | None) -> SearchAgent:
+    """The `search[:KEY=VALUE,...]` agent kind (module docstring)."""
+    return SearchAgent(rules, SearchSettings.parse(arg), seed)
+
+
+__all__ = ["OBJECTIVES", "ROLLOUTS", "SAMPLERS", "SearchAgent", "SearchResult", "SearchSettings", "SearchStats",
+           "make_search"]

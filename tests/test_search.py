@@ -1,0 +1,173 @@
+"""Decision-time search (agents/search.py) and what it stands on: the information state
+(baohuang_env/infostate.py), drawing and advancing worlds from it (resample_info, advance),
+and loading a game into a batch row (BatchedGames.load_rows)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.search import SearchAgent, SearchSettings
+from baohuang_env.agent import RandomAgent, act_each, make_agent
+from baohuang_env.batched import BatchedGames
+from baohuang_env.encoding import Encoder
+from baohuang_env.game import PLAY, Game
+from baohuang_env.infostate import info_state
+from baohuang_env.resample import advance, resample, resample_info
+from baohuang_env.rules import PRESETS, get_rules
+from baohuang_eval.play import Table, play_games
+
+
+def played_to(rules, seed: int, steps: int) -> Game:
+    """A game of `seed` after `steps` random moves (a seeded generator of its own)."""
+    game, rng = Game(rules, seed=seed), np.random.default_rng(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        game.step(int(rng.choice(game.legal_actions())))
+    return game
+
+
+def twin(game: Game, seat: int, rng) -> Game:
+    """A game `seat` cannot tell from `game` whose hidden hands differ from it."""
+    for _ in range(50):
+        other = resample(game, seat, rng)
+        if other.hands != game.hands:
+            return other
+    raise AssertionError("no draw with other hidden hands")
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_games_a_seat_cannot_tell_apart_give_it_one_information_state(preset):
+    rules = get_rules(preset)
+    rng = np.random.default_rng(3)
+    for seed, steps in ((1, 40), (2, 90)):
+        game = played_to(rules, seed, steps)
+        seat = game.current_player
+        other = twin(game, seat, rng)
+        assert other.hands[seat] == game.hands[seat] and other.hands != game.hands
+        assert info_state(other, seat).key() == info_state(game, seat).key()
+        # and another seat, who sees other cards, tells them apart
+        assert any(info_state(other, s).key() != info_state(game, s).key() for s in range(5) if s != seat)
+
+
+@pytest.mark.parametrize("preset", ["jj", "lianzhong_classic", "generic216"])
+def test_a_world_advanced_by_the_next_moves_still_agrees_with_the_seat(preset):
+    rules = get_rules(preset)
+    rng = np.random.default_rng(4)
+    game = played_to(rules, 5, 60)
+    seat = game.current_player
+    world = resample_info(info_state(game, seat), rng)
+    moves = np.random.default_rng(9)
+    for _ in range(12):
+        if game.is_over:
+            break
+        game.step(int(moves.choice(game.legal_actions())))
+    kept = advance(world.copy(), info_state(game, seat))
+    if kept is not None:  # it may fall out (a move the world's hands cannot make); if kept, it agrees
+        enc = Encoder(rules)
+        assert kept.actions == game.actions
+        assert enc.encode(kept, seat).tobytes() == enc.encode(game, seat).tobytes()
+    assert advance(game.copy(), info_state(game, seat)) is not None  # the true game always agrees
+    assert advance(played_to(rules, 6, 60), info_state(game, seat)) is None  # another deal's history does not
+
+
+@pytest.mark.parametrize("preset", ["jj", "qingdao", "lianzhong_classic"])
+def test_a_loaded_row_plays_on_as_its_game(preset):
+    rules = get_rules(preset)
+    enc = Encoder(rules)
+    games = [played_to(rules, s, n) for s, n in ((1, 3), (2, 45), (3, 80))]
+    games = [g for g in games if not g.is_over]
+    world = resample(games[-1], games[-1].current_player, np.random.default_rng(0))  # a hand-built deal
+    games.append(world)
+    batch = BatchedGames(rules, len(games) + 1, autoreset="none", observe=False)
+    batch.reset(list(range(len(games) + 1)))
+    step = batch.load_rows(range(len(games)), games)
+    mirrors = [g.copy() for g in games]
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        live = [b for b in range(len(games)) if step.seat[b] >= 0]
+        if not live:
+            break
+        for b in live:
+            assert step.mask[b].tobytes() == mirrors[b].legal_mask().tobytes()
+            assert batch.observe([b])[0].tobytes() == enc.encode(mirrors[b], mirrors[b].current_player).tobytes()
+        actions = np.zeros(batch.num_games, dtype=np.int64)
+        for b in live:
+            actions[b] = int(rng.choice(mirrors[b].legal_actions()))
+            mirrors[b].step(int(actions[b]))
+        step = batch.step(actions, live)
+        for b, result, _ in step.ended:
+            assert result.scores == mirrors[b].result.scores
+    assert all(m.is_over for m in mirrors)
+    assert batch.games[len(games) - 1].actions == mirrors[-1].actions  # a hand-built deal's row rebuilds
+
+
+def test_settings_from_a_spec():
+    assert SearchSettings.parse(None) == SearchSettings()
+    s = SearchSettings.parse("w=4,m=2,rollout=heuristic,depth=3,base=dmc:a,b.pt")
+    assert (s.worlds, s.top, s.rollout, s.depth, s.base) == (4, 2, "heuristic", 3, "dmc:a,b.pt")
+    assert SearchSettings.parse(s.spec.removeprefix("search:")) == s
+    for bad, says in (("w=0", "w >= 1"), ("rollout=mcts", "rollout='mcts'"), ("x=1", "unknown setting"),
+                      ("w=two", "integer"), ("base=", "needs an agent spec"), ("m=2base=heuristic", "base=SPEC last")):
+        with pytest.raises(ValueError, match=says):
+            SearchSettings.parse(bad)
+
+
+@pytest.fixture(scope="module")
+def jj_base():
+    return make_agent("pretrained:dmc_kickstart_jj", get_rules("jj"))
+
+
+def test_search_sees_only_the_information_state_swapped_hidden_hands_give_one_decision(jj_base):
+    rules = get_rules("jj")
+    rng = np.random.default_rng(11)
+    settings = SearchSettings(worlds=3, top=2, depth=0, sampler="informed")
+    checked = 0
+    for seed in range(20, 40):
+        game = played_to(rules, seed, 50)
+        if game.is_over or game.phase != PLAY or np.count_nonzero(game.legal_mask()) < 2:
+            continue
+        seat = game.current_player
+        other = twin(game, seat, rng)
+        a = SearchAgent(rules, settings, seed=5, base=jj_base)
+        b = SearchAgent(rules, settings, seed=5, base=jj_base)
+        ra, rb = a.search(info_state(game, seat)), b.search(info_state(other, seat))
+        assert (ra.candidates, ra.means, ra.choice) == (rb.candidates, rb.means, rb.choice)
+        checked += 1
+    assert checked >= 5
+
+
+def test_search_plays_whole_games_through_the_evaluation_driver(jj_base):
+    rules = get_rules("jj")
+    search = SearchAgent(rules, SearchSettings(worlds=2, top=2, depth=0), seed=1, base=jj_base)
+    tables = [Table(seed, [search, jj_base, jj_base, jj_base, jj_base], ["search", *["base"] * 4], f"deal {seed}")
+              for seed in (100, 101)]
+    for played in play_games(rules, tables):
+        assert played.result is not None and sum(1 for p in played.result.places if p) >= 4
+    assert search.stats.searched > 0 and search.stats.decisions > search.stats.searched  # forced moves are not
+    assert search.stats.failed == 0
+
+
+def test_full_rollouts_score_each_candidate_over_every_world(jj_base):
+    rules = get_rules("jj")
+    game = played_to(rules, 31, 70)
+    assert game.phase == PLAY and not game.is_over
+    agent = SearchAgent(rules, SearchSettings(worlds=2, top=2, rollout="greedy", depth=-1), seed=2, base=jj_base)
+    result = agent.search(info_state(game, game.current_player))
+    assert result.worlds == 2 and len(result.means) == len(result.candidates) >= 2
+    assert all(-1.0 <= m <= 1.0 for m in result.means)  # win results: the mean of signs
+    assert result.choice == result.candidates[int(np.argmax(result.means))] or \
+        max(result.means) == result.means[0]
+
+
+def test_drivers_without_the_information_state_refuse_a_searching_agent(jj_base):
+    rules = get_rules("jj")
+    agent = SearchAgent(rules, SearchSettings(worlds=1, top=1), base=jj_base)
+    mask = Game(rules, seed=0).legal_mask()
+    with pytest.raises(ValueError, match="information state"):
+        agent.act(np.zeros(1, dtype=np.float32), mask)
+    with pytest.raises(ValueError, match="does not give"):
+        act_each([agent, RandomAgent(0)], [mask, mask], lambda js: None)
+    with pytest.raises(ValueError, match="action values"):
+        SearchAgent(rules, SearchSettings(base="heuristic"))
