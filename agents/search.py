@@ -17,10 +17,13 @@ base policy. At each decision with more than one legal move, `SearchAgent`:
    to the base policy's move.
 
 It sees nothing hidden: drivers give it its seat's `InfoState` (`uses_info_state`), never the
-game. Spec: `search[:KEY=VALUE,...]`, keys `w` (worlds), `m` (top moves), `rollout`
-(greedy, heuristic, random, base), `sampler` (informed, prior), `objective` (win, score), and
-`base=SPEC` last (default `pretrained`: the preset's shipped agent), e.g.
-`search:w=8,m=3,rollout=greedy,base=dmc:agents/pretrained/dmc_kickstart_jj.pt`.
+game. Spec: `search[:KEY=VALUE:...]` (colons between: `baohuang serve`'s lists are
+comma-separated), keys `w` (worlds), `m` (top moves), `rollout` (greedy, heuristic, random,
+base), `depth` (play-phase moves before the base's values score a play-out; -1: to the end),
+`limit` (milliseconds: no fresh world is drawn after half of it; 0: none), `sampler`
+(informed, prior), `objective` (win, score), and `base=SPEC` last (default `pretrained`: the
+preset's shipped agent), e.g.
+`search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`.
 docs/search.md has the method, its limits and the measurements.
 """
 
@@ -55,9 +58,12 @@ class SearchSettings:
     sampler: str = "informed"
     objective: str = "win"
     depth: int = -1
+    limit_ms: int = 0
     base: str = "pretrained"
 
     def __post_init__(self) -> None:
+        if self.limit_ms < 0:
+            raise ValueError(f"search: limit must be 0 (none) or a number of milliseconds, got {self.limit_ms}")
         if self.worlds < 1 or self.top < 1:
             raise ValueError(f"search needs w >= 1 worlds and m >= 1 moves, got w={self.worlds} m={self.top}")
         for name, value, allowed in (("rollout", self.rollout, ROLLOUTS), ("sampler", self.sampler, SAMPLERS),
@@ -67,21 +73,21 @@ class SearchSettings:
 
     @classmethod
     def parse(cls, arg: str | None) -> SearchSettings:
-        """Settings from a spec's argument: "w=8,m=3,rollout=greedy,base=SPEC" (`base` last: its
-        spec may hold commas and colons)."""
+        """Settings from a spec's argument: "w=8:m=3:rollout=greedy:base=SPEC", colons between
+        (the lists of `baohuang serve` are comma-separated); `base` last: its spec has colons."""
         if not arg:
             return cls()
         head, sep, base = arg.partition("base=")
-        if sep and head and not head.endswith(","):
-            raise ValueError(f"search: write base=SPEC last, after a comma (got {arg!r})")
+        if sep and head and not head.endswith(":"):
+            raise ValueError(f"search: write base=SPEC last, after a colon (got {arg!r})")
         keys = {"w": "worlds", "m": "top", "rollout": "rollout", "sampler": "sampler", "objective": "objective",
-                "depth": "depth"}
+                "depth": "depth", "limit": "limit_ms"}
         values: dict[str, object] = {"base": base} if sep else {}
-        for item in filter(None, head.split(",")):
+        for item in filter(None, head.split(":")):
             key, eq, value = item.partition("=")
             if not eq or key not in keys:
                 raise ValueError(f"search: unknown setting {item!r}; settings: {', '.join(keys)}, base (last)")
-            if key in ("w", "m", "depth"):
+            if key in ("w", "m", "depth", "limit"):
                 try:
                     values[keys[key]] = int(value)
                 except ValueError:
@@ -94,8 +100,8 @@ class SearchSettings:
 
     @property
     def spec(self) -> str:
-        return (f"search:w={self.worlds},m={self.top},rollout={self.rollout},sampler={self.sampler},"
-                f"objective={self.objective},depth={self.depth},base={self.base}")
+        return (f"search:w={self.worlds}:m={self.top}:rollout={self.rollout}:sampler={self.sampler}:"
+                f"objective={self.objective}:depth={self.depth}:limit={self.limit_ms}:base={self.base}")
 
 
 @dataclass
@@ -199,7 +205,8 @@ class SearchAgent:
         moves = self.candidates(info)
         if len(moves) == 1:
             return SearchResult(moves, [0.0], 0, moves[0], 0.0)
-        worlds = self.worlds(info)
+        limit = self.settings.limit_ms / 1000
+        worlds = self.worlds(info, start + limit / 2 if limit else None)
         if not worlds:
             return SearchResult(moves, [0.0] * len(moves), 0, moves[0], time.perf_counter() - start)
         totals = self.play_out(info.viewer, worlds, moves)
@@ -212,15 +219,16 @@ class SearchAgent:
         s.changed += best != 0
         return SearchResult(moves, means, len(worlds), moves[best], seconds)
 
-    def worlds(self, info: InfoState) -> list[Game]:
+    def worlds(self, info: InfoState, deadline: float | None = None) -> list[Game]:
         """`settings.worlds` games the seat cannot tell from its information state: those of
         its last decision that still agree with it, stepped on (`resample.advance`: a
         particle filter with the seat's observations as its 0/1 likelihood), and fresh draws
-        (`resample_info`) for the rest."""
+        (`resample_info`) for the rest, as long as `deadline` (a `perf_counter` time) allows
+        (at least one world)."""
         want = self.settings.worlds
         kept = [w for w in self._particles.get(info.viewer, []) if advance(w, info) is not None][:want]
         weights = self.guard_weights(info) if len(kept) < want else None
-        while len(kept) < want:
+        while len(kept) < want and not (kept and deadline is not None and time.perf_counter() > deadline):
             try:
                 kept.append(resample_info(info, self.rng, weights))
             except ResampleError:
@@ -304,7 +312,7 @@ class SearchAgent:
 
 
 def make_search(arg: str | None, rules: Rules, seed: int | None) -> SearchAgent:
-    """The `search[:KEY=VALUE,...]` agent kind (module docstring)."""
+    """The `search[:KEY=VALUE:...]` agent kind (module docstring)."""
     return SearchAgent(rules, SearchSettings.parse(arg), seed)
 
 

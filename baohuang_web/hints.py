@@ -2,8 +2,10 @@
 observation and legal-move mask only (the same inputs the agent gets when it plays).
 
 Agents that score actions show their scores: a DMC agent its Q values (the expected final
-score of each move, `action_values`), a PPO agent its policy's probabilities (`logits`).
-Any other agent (the scripted bots) shows only the move it would choose.
+score of each move, `action_values`), a PPO agent its policy's probabilities (`logits`), a
+search agent (`search:...`, docs/search.md) each candidate's mean result over the worlds it
+sampled, with how many and how long it took (from the seat's information state, which is
+what it plays from). Any other agent (the scripted bots) shows only the move it would choose.
 """
 
 from __future__ import annotations
@@ -12,16 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from baohuang_env.agent import Agent
+from baohuang_env.agent import Agent, uses_info_state
+from baohuang_env.infostate import InfoState
 
 #: Moves listed in a hint at most.
 TOP_MOVES = 5
 
 
 def agent_hint(agent: Agent, observation: np.ndarray, mask: np.ndarray, labels: dict[int, str],
-               top: int = TOP_MOVES) -> dict[str, Any]:
+               top: int = TOP_MOVES, info: InfoState | None = None) -> dict[str, Any]:
     """The agent's view of the legal moves: `{"kind", "value_name", "moves": [{id, label,
-    value}], "choice"}`, best first; `labels` names every legal action id."""
+    value}], "choice"}`, best first; `labels` names every legal action id. A search agent
+    needs `info`, the seat's information state."""
+    if uses_info_state(agent):
+        return _search_hint(agent, info, labels)
     legal = np.asarray(mask).view(bool).nonzero()[0]
     values: np.ndarray | None = None
     name = None
@@ -39,3 +45,20 @@ def agent_hint(agent: Agent, observation: np.ndarray, mask: np.ndarray, labels: 
     moves = [{"id": int(legal[i]), "label": labels[int(legal[i])], "value": round(float(values[i]), 4)}
              for i in order]
     return {"kind": "values", "value_name": name, "choice": moves[0]["id"], "moves": moves}
+
+
+def _search_hint(agent: Agent, info: InfoState | None, labels: dict[int, str]) -> dict[str, Any]:
+    """A search agent's candidates by mean result over its sampled worlds (`kind` "search",
+    with `worlds`, `milliseconds` and the agent's time limit, `limit_ms`, 0 for none)."""
+    if info is None:
+        raise ValueError("a search agent's hint needs the seat's information state")
+    result = agent.search(info)
+    order = sorted(range(len(result.candidates)), key=lambda i: -result.means[i])
+    moves = [{"id": result.candidates[i], "label": labels[result.candidates[i]], "value": round(result.means[i], 4)}
+             for i in order]
+    ms = round(result.seconds * 1000)
+    limit = agent.settings.limit_ms
+    name = (f"mean {agent.settings.objective} over {result.worlds} sampled worlds, {ms} ms"
+            + (f" (limit {limit} ms)" if limit else ""))
+    return {"kind": "search", "value_name": name, "choice": result.choice, "moves": moves,
+            "worlds": result.worlds, "milliseconds": ms, "limit_ms": limit}

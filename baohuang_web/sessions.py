@@ -21,10 +21,11 @@ from typing import Any
 import numpy as np
 
 from baohuang_env.actions import DECISION_ID, PASS, parse_play
-from baohuang_env.agent import Agent, act_in_game, make_agent
+from baohuang_env.agent import Agent, act_in_game, make_agent, uses_info_state
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import ROLE, Game, IllegalActionError, action_index
+from baohuang_env.infostate import info_state
 from baohuang_env.rules import PRESETS, Rules, get_rules
 from baohuang_env.text import role_step
 
@@ -198,7 +199,8 @@ class GameSession:
         """`agent`'s top moves for the human's seat, from that seat's observation alone."""
         self._check_turn()
         labels = {r["id"]: r["label"] for r in move_rows(self.game, self.seat)}
-        return agent_hint(agent, self.encoder.encode(self.game, self.seat), self.game.legal_mask(), labels)
+        info = info_state(self.game, self.seat) if uses_info_state(agent) else None
+        return agent_hint(agent, self.encoder.encode(self.game, self.seat), self.game.legal_mask(), labels, info=info)
 
 
 def hint_specs(hints: str) -> list[str]:

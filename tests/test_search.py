@@ -105,11 +105,12 @@ def test_a_loaded_row_plays_on_as_its_game(preset):
 
 def test_settings_from_a_spec():
     assert SearchSettings.parse(None) == SearchSettings()
-    s = SearchSettings.parse("w=4,m=2,rollout=heuristic,depth=3,base=dmc:a,b.pt")
-    assert (s.worlds, s.top, s.rollout, s.depth, s.base) == (4, 2, "heuristic", 3, "dmc:a,b.pt")
+    s = SearchSettings.parse("w=4:m=2:rollout=heuristic:depth=3:limit=50:base=dmc:runs/a:b.pt")
+    assert (s.worlds, s.top, s.rollout, s.depth, s.limit_ms, s.base) == (4, 2, "heuristic", 3, 50, "dmc:runs/a:b.pt")
     assert SearchSettings.parse(s.spec.removeprefix("search:")) == s
     for bad, says in (("w=0", "w >= 1"), ("rollout=mcts", "rollout='mcts'"), ("x=1", "unknown setting"),
-                      ("w=two", "integer"), ("base=", "needs an agent spec"), ("m=2base=heuristic", "base=SPEC last")):
+                      ("w=two", "integer"), ("base=", "needs an agent spec"), ("m=2base=heuristic", "base=SPEC last"),
+                      ("limit=-1", "milliseconds")):
         with pytest.raises(ValueError, match=says):
             SearchSettings.parse(bad)
 
@@ -171,3 +172,50 @@ def test_drivers_without_the_information_state_refuse_a_searching_agent(jj_base)
         act_each([agent, RandomAgent(0)], [mask, mask], lambda js: None)
     with pytest.raises(ValueError, match="action values"):
         SearchAgent(rules, SearchSettings(base="heuristic"))
+
+
+def test_the_page_hint_of_a_search_lists_each_candidates_mean_and_the_worlds_within_its_limit(jj_base):
+    pytest.importorskip("starlette")
+    from web_helpers import client_for, seeded_store, start_game
+
+    store = seeded_store(hint_spec="search:w=3:m=2:depth=0:limit=2000:base=pretrained:dmc_kickstart_jj,heuristic")
+    client = client_for(store)
+    game_id, headers, view = start_game(client, seat=0)
+    hint = None
+    for _ in range(400):  # the human plays its first legal move until a play-phase turn with a choice
+        if view["your_turn"] and view["phase"] == "play" and len(view["moves"]) > 1:
+            hint = client.get(f"/api/games/{game_id}/hints", headers=headers).json()
+            break
+        url = "action" if view["your_turn"] else "advance"
+        body = {"action": view["moves"][0]["id"]} if view["your_turn"] else {}
+        view = client.post(f"/api/games/{game_id}/{url}", headers=headers, json=body).json()
+    assert hint is not None and hint["agent"].startswith("search:") and hint["kind"] == "search"
+    assert hint["worlds"] == 3 and hint["limit_ms"] == 2000 and "3 sampled worlds" in hint["value_name"]
+    values = [m["value"] for m in hint["moves"]]
+    assert values == sorted(values, reverse=True) and len(values) >= 2
+    assert {m["id"] for m in hint["moves"]} <= {m["id"] for m in view["moves"]}
+
+
+def test_a_time_limit_stops_drawing_worlds(jj_base):
+    rules = get_rules("jj")
+    game = played_to(rules, 31, 70)
+    info = info_state(game, game.current_player)
+    free = SearchAgent(rules, SearchSettings(worlds=40, top=2, depth=0), seed=3, base=jj_base).search(info)
+    limited = SearchAgent(rules, SearchSettings(worlds=40, top=2, depth=0, limit_ms=1), seed=3,
+                          base=jj_base).search(info)
+    assert free.worlds == 40 and 1 <= limited.worlds < 40
+
+
+def test_baohuang_play_against_search_opponents_finishes_a_game(tmp_path, capsys, monkeypatch, jj_base):
+    import io
+    import sys
+
+    from baohuang_cli import cli
+
+    path = tmp_path / "game.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("#1\n" * 400))  # the human always plays its first move
+    assert cli.main(["play", "--seat", "4", "--seed", "4", "--opponents", "search:w=2:m=2:depth=0",
+                     "--save", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "seat 0: search:w=2:m=2:depth=0" in out and "Your score:" in out
+    assert Game.from_replay(path.read_text()).is_over
