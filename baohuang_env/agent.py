@@ -89,8 +89,8 @@ def _load_plugin(ep: EntryPoint) -> None:
         dist = ep.dist.name if ep.dist is not None else "its distribution"
         raise ShadowedPluginError(
             f"the module {ep.module!r} imported from {where} is not the one {dist} installed (it lacks "
-            f"{ep.attr}() that registers the agent kinds: greedy, heuristic, dmc, ppo, pretrained): a folder or "
-            f"module named {ep.module!r} earlier on sys.path shadows it, usually one in the current directory. "
+            f"{ep.attr}() that registers the agent kinds: greedy, heuristic, dmc, ppo, pretrained, roles, "
+            f"search): a folder or module named {ep.module!r} earlier on sys.path shadows it, usually one in the current directory. "
             f"Rename that folder, or run from another directory.")
     register()
 
