@@ -90,8 +90,8 @@ def _load_plugin(ep: EntryPoint) -> None:
         raise ShadowedPluginError(
             f"the module {ep.module!r} imported from {where} is not the one {dist} installed (it lacks "
             f"{ep.attr}() that registers the agent kinds: greedy, heuristic, dmc, ppo, pretrained, roles, "
-            f"search): a folder or module named {ep.module!r} earlier on sys.path shadows it, usually one in the current directory. "
-            f"Rename that folder, or run from another directory.")
+            f"search): a folder or module named {ep.module!r} earlier on sys.path shadows it, usually one in "
+            f"the current directory. Rename that folder, or run from another directory.")
     register()
 
 
