@@ -66,7 +66,8 @@ def test_documented_paths_resolve_from_any_directory_and_a_local_file_wins(tmp_p
     (tmp_path / "configs" / "dmc_quick.yaml").write_text("seed: 5\n", encoding="utf-8")
     assert recipe_path("configs/dmc_quick.yaml") == Path("configs/dmc_quick.yaml")  # the user's own file
     with pytest.raises(ValueError, match=r"no config file nope\.yaml; give a YAML file or a shipped recipe: "
-                                         r"dmc_jj, dmc_kickstart, dmc_quick, ppo_jj, ppo_quick"):
+                                         r"dmc_jj, dmc_kickstart, dmc_kickstart_lianzhong_classic, dmc_quick, "
+                                         r"ppo_jj, ppo_quick"):
         recipe_path("nope.yaml")
     assert recipes() == sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))  # configs/ is the same folder
 

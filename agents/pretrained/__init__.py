@@ -51,6 +51,8 @@ SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
                "(configs/dmc_kickstart.yaml): 73% duplicate win rate against heuristic"),
     Pretrained("dmc_jj", "dmc", "jj", "DMC, pure self-play for 60 minutes (configs/dmc_jj.yaml): "
                "beats greedy, loses to heuristic"),
+    Pretrained("dmc_kickstart_lianzhong_classic", "dmc", "lianzhong_classic", "jj's kickstart recipe for the "
+               "called guard (configs/dmc_kickstart_lianzhong_classic.yaml): 73% duplicate win rate against heuristic"),
 )}
 
 
