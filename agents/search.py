@@ -9,7 +9,8 @@ base policy. At each decision with more than one legal move, `SearchAgent`:
    state alone (`baohuang_env.resample.resample_info`: its dealt hand, the public record, the
    roles as far as it knows them), the hidden guard card's seat drawn from a belief
    (`sampler`: "informed" weights it by the heuristic bot's `guard_belief`, "prior" by the
-   deal alone);
+   deal alone; "uniform", the baseline, ignores the roles and the hands beyond what a legal
+   replay needs, `resample_info(uniform=True)`);
 3. plays every candidate out in every world with `rollout` at all five seats, all worlds and
    candidates as the rows of one `BatchedGames` (the batched engine's compiled play phase);
 4. picks the candidate with the best mean result for its seat (`objective`: "win" is the
@@ -21,7 +22,7 @@ game. Spec: `search[:KEY=VALUE:...]` (colons between: `baohuang serve`'s lists a
 comma-separated), keys `w` (worlds), `m` (top moves), `rollout` (greedy, heuristic, random,
 base), `depth` (play-phase moves before the base's values score a play-out; -1: to the end),
 `limit` (milliseconds: no fresh world is drawn after half of it; 0: none), `sampler`
-(informed, prior), `objective` (win, score), and `base=SPEC` last (default `pretrained`: the
+(informed, prior, uniform), `objective` (win, score), and `base=SPEC` last (default `pretrained`: the
 preset's shipped agent), e.g.
 `search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`.
 docs/search.md has the method, its limits and the measurements.
@@ -44,7 +45,7 @@ from baohuang_env.rewards import REWARD_MODES, reward
 from baohuang_env.rules import Rules
 
 ROLLOUTS = ("greedy", "heuristic", "random", "base")
-SAMPLERS = ("informed", "prior")
+SAMPLERS = ("informed", "prior", "uniform")
 OBJECTIVES = REWARD_MODES
 
 
@@ -226,11 +227,12 @@ class SearchAgent:
         (`resample_info`) for the rest, as long as `deadline` (a `perf_counter` time) allows
         (at least one world)."""
         want = self.settings.worlds
-        kept = [w for w in self._particles.get(info.viewer, []) if advance(w, info) is not None][:want]
+        uniform = self.settings.sampler == "uniform"
+        kept = [w for w in self._particles.get(info.viewer, []) if advance(w, info, not uniform) is not None][:want]
         weights = self.guard_weights(info) if len(kept) < want else None
         while len(kept) < want and not (kept and deadline is not None and time.perf_counter() > deadline):
             try:
-                kept.append(resample_info(info, self.rng, weights))
+                kept.append(resample_info(info, self.rng, weights, uniform=uniform))
             except ResampleError:
                 self.stats.failed += 1
                 break

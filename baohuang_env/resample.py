@@ -98,24 +98,26 @@ def _deal(info: InfoState, kept: np.ndarray, rng: np.random.Generator) -> np.nda
     return dealt
 
 
-def _build(info: InfoState, units: np.ndarray, guard_seat: int) -> Game | None:
-    """The drawn deal replayed, or None when the viewer could tell it from his information."""
+def _build(info: InfoState, units: np.ndarray, guard_seat: int, check: bool) -> Game | None:
+    """The drawn deal replayed, or None when the viewer could tell it from his information
+    (with `check` False: only when the replay is not legal)."""
     rules = info.rules
     if info.suited:
         g = Game.from_deal(None, info.first_emperor_card_seat, -1, rules,
                            suits=units.reshape(NUM_SEATS, info.kinds.num_kinds, 4))
     else:
         g = Game.from_deal(units, info.first_emperor_card_seat, guard_seat, rules)
-    return advance(g, info)
+    return advance(g, info, check)
 
 
-def advance(world: Game, info: InfoState) -> Game | None:
+def advance(world: Game, info: InfoState, check: bool = True) -> Game | None:
     """`world` (a game that agreed with an earlier information state of the same seat and
     deal, or a fresh deal) stepped on by the actions of `info` it has not taken yet, in
     place; None when the viewer could tell it from `info` (an action illegal there, taken by
     another seat, another holder of the marked BJ, a marked card played or not where everyone
-    saw otherwise, or a different observation or mask at the end). A search keeps its worlds
-    from one decision to the next this way, drawing anew only those that fall out."""
+    saw otherwise, or a different observation or mask at the end; with `check` False, only
+    the first two). A search keeps its worlds from one decision to the next this way, drawing
+    anew only those that fall out."""
     done = len(world.actions)
     if world.actions != list(info.actions[:done]):
         return None
@@ -126,6 +128,8 @@ def advance(world: Game, info: InfoState) -> Game | None:
             world.step(a)
         except IllegalActionError:
             return None
+    if not check:
+        return world
     if (world.phase, world.current_player, world.emperor_card_seat) != (
             info.phase, info.current_player, info.emperor_card_seat) or marks(world) != info.marks:
         return None
@@ -137,13 +141,21 @@ def advance(world: Game, info: InfoState) -> Game | None:
 
 
 def resample_info(info: InfoState, rng: np.random.Generator, guard_weights: Sequence[float] | None = None,
-                  tries: int = 100) -> Game:
+                  tries: int = 100, uniform: bool = False) -> Game:
     """A game the viewer of `info` cannot tell apart from the one `info` was read from, its
     hidden parts drawn consistently with `info` alone (module docstring). A hidden guard
     card's seat is drawn among `info.guard_seats` in proportion to `guard_weights` (one per
     absolute seat, e.g. a belief), by default to each seat's unseen dealt cards (the deal's own
-    prior), before the replay's check. ResampleError when none of `tries` draws is consistent."""
+    prior), before the replay's check. ResampleError when none of `tries` draws is consistent.
+
+    `uniform`: the baseline a search compares its sampler with. The guard card goes to any
+    other seat alike, whatever the roles say (unless the viewer holds it), and a draw is kept whenever the actions replay
+    legally (by the same seats), the viewer's observation unchecked: the roles and hands are
+    ignored beyond the hand sizes and what the replay needs (a seat holds what it played, a
+    caller his triple, a declared guard the guard card)."""
     seats = info.guard_seats
+    if uniform and info.guard_card_kept and info.viewer not in seats:  # (his own hand is the true one)
+        seats = tuple(s for s in range(NUM_SEATS) if s != info.viewer and info.dealt_counts[s])
     if guard_weights is not None and len(seats) > 1 and sum(guard_weights[s] for s in seats) <= 0:
         raise ValueError(f"guard_weights give no weight to the candidate seats {list(seats)}")
     sj = info.kinds.sj * (4 if info.suited else 1)
@@ -151,14 +163,16 @@ def resample_info(info: InfoState, rng: np.random.Generator, guard_weights: Sequ
         kept = _pins(info, rng)
         guard_seat = seats[0]
         if len(seats) > 1:
-            if guard_weights is None:  # the deal's own prior: in proportion to the unseen cards
+            if uniform:
+                w = np.ones(len(seats))
+            elif guard_weights is None:  # the deal's own prior: in proportion to the unseen cards
                 w = np.array([info.dealt_counts[s] - kept[s].sum() for s in seats], dtype=float)
             else:
                 w = np.array([guard_weights[s] for s in seats], dtype=float)
             guard_seat = seats[int(rng.choice(len(seats), p=w / w.sum()))]
         _pin_marked(info, kept, guard_seat, sj, info.guard_card_kept)
         dealt = _deal(info, kept, rng)
-        g = None if dealt is None else _build(info, dealt, guard_seat)
+        g = None if dealt is None else _build(info, dealt, guard_seat, not uniform)
         if g is not None:
             return g
     raise ResampleError(f"no consistent draw for seat {info.viewer} in {tries} tries "

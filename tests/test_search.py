@@ -219,3 +219,25 @@ def test_baohuang_play_against_search_opponents_finishes_a_game(tmp_path, capsys
     out = capsys.readouterr().out
     assert "seat 0: search:w=2:m=2:depth=0" in out and "Your score:" in out
     assert Game.from_replay(path.read_text()).is_over
+
+
+@pytest.mark.parametrize("preset", ["jj", "lianzhong_classic"])
+def test_uniform_worlds_replay_legally_and_spread_a_hidden_guard_card_over_every_other_seat(preset):
+    rules = get_rules(preset)
+    rng = np.random.default_rng(8)
+    # the first of these games where some seat does not know the guard (a hidden guard card)
+    game = next(g for g in (played_to(rules, seed, 45) for seed in range(12, 40))
+                if preset != "jj" or len(info_state(g, g.current_player).guard_seats) > 1)
+    spread = 0
+    for seat in range(5):
+        info = info_state(game, seat)
+        holders = set()
+        for _ in range(30):
+            world = resample_info(info, rng, uniform=True)
+            assert world.actions == game.actions and world.cards_left == game.cards_left
+            assert world.hands[seat] == game.hands[seat]
+            holders.add(world.guard_card_seat)
+        if info.guard_card_kept and len(info.guard_seats) > 1:  # hidden from him: any other seat may hold it
+            assert holders == {s for s in range(5) if s != seat}
+            spread += 1
+    assert spread >= (2 if preset == "jj" else 0)  # jj: the guard is hidden from the rebels here
