@@ -149,8 +149,9 @@ def resample_info(info: InfoState, rng: np.random.Generator, guard_weights: Sequ
     prior), before the replay's check. ResampleError when none of `tries` draws is consistent.
 
     `uniform`: the baseline a search compares its sampler with. The guard card goes to any
-    other seat alike, whatever the roles say (unless the viewer holds it), and a draw is kept whenever the actions replay
-    legally (by the same seats), the viewer's observation unchecked: the roles and hands are
+    other seat alike, whatever the roles say (unless the viewer holds it), and a draw is kept
+    whenever the actions replay legally (by the same seats), the viewer's observation
+    unchecked: the roles and hands are
     ignored beyond the hand sizes and what the replay needs (a seat holds what it played, a
     caller his triple, a declared guard the guard card)."""
     seats = info.guard_seats

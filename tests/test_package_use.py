@@ -29,8 +29,8 @@ def _run(code: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
-def _first_decisions(agent, seed: int = 4, n: int = 40) -> list[int]:
-    game, enc, out = Game(RULES, seed=seed), Encoder(RULES), []
+def _first_decisions(agent, seed: int = 4, n: int = 40, rules=RULES) -> list[int]:
+    game, enc, out = Game(rules, seed=seed), Encoder(rules), []
     while not game.is_over and len(out) < n:
         action = int(agent.act(enc.encode(game, game.current_player), game.legal_mask()))
         out.append(action)
@@ -39,19 +39,23 @@ def _first_decisions(agent, seed: int = 4, n: int = 40) -> list[int]:
 
 
 def test_shipped_agents_by_name_play_as_their_files():
-    assert names() == ["dmc_kickstart_jj", "dmc_jj"] and strongest("jj").name == "dmc_kickstart_jj"
+    assert names()[:2] == ["dmc_kickstart_jj", "dmc_jj"] and strongest("jj").name == "dmc_kickstart_jj"
+    assert {p.preset for p in SHIPPED.values()} >= {"jj", "lianzhong_classic", "weihai"}
     for p in SHIPPED.values():
         assert p.path.is_file() and p.path.parent == ROOT / "agents" / "pretrained"
-        by_file = make_agent(f"{p.kind}:agents/pretrained/{p.name}.pt", RULES)
-        assert _first_decisions(make_agent(p.spec, RULES)) == _first_decisions(by_file)
+        rules = get_rules(p.preset)
+        by_file = make_agent(f"{p.kind}:agents/pretrained/{p.name}.pt", rules)
+        assert _first_decisions(make_agent(p.spec, rules), rules=rules) == _first_decisions(by_file, rules=rules)
+        assert strongest(p.preset).preset == p.preset
     assert _first_decisions(load()) == _first_decisions(make_agent("pretrained:dmc_kickstart_jj", RULES))
 
 
 def test_unknown_or_unplayable_shipped_agents_say_what_there_is():
-    with pytest.raises(ValueError, match=r"no shipped agent 'nope'; shipped agents: dmc_kickstart_jj, dmc_jj"):
+    with pytest.raises(ValueError, match=r"no shipped agent 'nope'; shipped agents: dmc_kickstart_jj, dmc_jj, "):
         find("nope")
-    with pytest.raises(ValueError, match=r"no shipped agent plays preset 'weihai' .*shipped agents play: jj"):
-        make_agent("pretrained", get_rules("weihai"))
+    with pytest.raises(ValueError, match=r"no shipped agent plays preset 'qingdao' .*shipped agents play: jj, "
+                                         r"lianzhong_classic, weihai"):
+        make_agent("pretrained", get_rules("qingdao"))
     with pytest.raises(ValueError, match="trained for other rules"):
         make_agent("pretrained:dmc_jj", get_rules("weihai"))
 
@@ -66,8 +70,8 @@ def test_documented_paths_resolve_from_any_directory_and_a_local_file_wins(tmp_p
     (tmp_path / "configs" / "dmc_quick.yaml").write_text("seed: 5\n", encoding="utf-8")
     assert recipe_path("configs/dmc_quick.yaml") == Path("configs/dmc_quick.yaml")  # the user's own file
     with pytest.raises(ValueError, match=r"no config file nope\.yaml; give a YAML file or a shipped recipe: "
-                                         r"dmc_jj, dmc_kickstart, dmc_kickstart_lianzhong_classic, dmc_quick, "
-                                         r"ppo_jj, ppo_quick"):
+                                         r"dmc_jj, dmc_kickstart, dmc_kickstart_lianzhong_classic, "
+                                         r"dmc_kickstart_weihai, dmc_quick, ppo_jj, ppo_quick"):
         recipe_path("nope.yaml")
     assert recipes() == sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))  # configs/ is the same folder
 

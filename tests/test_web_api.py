@@ -120,14 +120,15 @@ def test_a_new_game_without_opponents_plays_the_presets_default_in_every_seat():
     pytest.importorskip("torch")
     store = SessionStore(PREFERRING_SHIPPED, seed=1)
     client = client_for(store)
-    for preset in ("jj", "weihai"):
+    unshipped = next(p for p in PRESETS if p not in _shipped_presets())
+    for preset in ("jj", "weihai", unshipped):
         r = client.post("/api/games", json={"preset": preset, "seat": 2})
         assert r.status_code == 201, r.text
         expected = "pretrained" if preset in _shipped_presets() else "heuristic"
         assert store._games[r.json()["game_id"]].specs == {s: expected for s in (0, 1, 3, 4)}, preset
     # an offered opponent that cannot play the preset is still refused
-    r = client.post("/api/games", json={"preset": "weihai", "opponents": "pretrained"})
-    assert r.status_code == 400 and "cannot play preset 'weihai'" in r.json()["error"]
+    r = client.post("/api/games", json={"preset": unshipped, "opponents": "pretrained"})
+    assert r.status_code == 400 and f"cannot play preset '{unshipped}'" in r.json()["error"]
 
 
 def test_a_seeded_store_deals_the_same_games_on_every_run_and_a_default_one_does_not():

@@ -53,6 +53,8 @@ SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
                "beats greedy, loses to heuristic"),
     Pretrained("dmc_kickstart_lianzhong_classic", "dmc", "lianzhong_classic", "jj's kickstart recipe for the "
                "called guard (configs/dmc_kickstart_lianzhong_classic.yaml): 73% duplicate win rate against heuristic"),
+    Pretrained("dmc_kickstart_weihai", "dmc", "weihai", "jj's kickstart recipe for weihai "
+               "(configs/dmc_kickstart_weihai.yaml): 70% duplicate win rate against heuristic"),
 )}
 
 
