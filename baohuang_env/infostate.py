@@ -51,7 +51,6 @@ class InfoState:
     deck: np.ndarray  # (U,) the whole deck's units (a constant of the rules)
     dealt_counts: np.ndarray  # (5,) cards dealt to each seat
     first_emperor_card_seat: int  # public: that seat is asked first
-    guard_card_seat: int  # the dealt guard card's seat where the viewer knows it (or it moved); else -1
     emperor_card_seat: int  # who holds the marked BJ now (public: its moves are, and playing it shows it); -1: played
     guard_card_kept: bool  # the marked SJ is still in its dealt seat (playing it reveals it)
     guard_seats: tuple[int, ...]  # seats that may hold a hidden guard card, as the viewer knows the game
@@ -86,10 +85,9 @@ class InfoState:
 
     def key(self) -> bytes:
         """The whole state as bytes: equal for two games the viewer cannot tell apart."""
-        parts = [repr((self.rules, self.viewer, self.first_emperor_card_seat, self.guard_card_seat,
-                       self.emperor_card_seat, self.guard_card_kept, self.guard_seats, self.marks, self.actions,
-                       self.actors,
-                       self.phase, self.current_player)).encode()]
+        parts = [repr((self.rules, self.viewer, self.first_emperor_card_seat, self.emperor_card_seat,
+                       self.guard_card_kept, self.guard_seats, self.marks, self.actions, self.actors, self.phase,
+                       self.current_player)).encode()]
         for a in (self.hand, self.deck, self.dealt_counts, self.dealt_at_least, self.called, self.observation):
             parts.append(np.ascontiguousarray(a).tobytes())
         parts.append(b"-" if self.mask is None else self.mask.tobytes())
@@ -106,7 +104,7 @@ def marks(game: Game) -> tuple[tuple, ...]:
     return tuple(e for e in game.log if e[0] in MARK_EVENTS)
 
 
-def hidden_guard_seats(game: Game, viewer: int) -> list[int]:
+def guard_seats(game: Game, viewer: int) -> list[int]:
     """Seats that may hold the guard card as `viewer` knows the game: [the holder] when the
     viewer knows him (or there is no guard card to move), else every other seat with cards
     that has not declared rebel (not the caller in a calling preset: his guard is the 4th
@@ -143,12 +141,11 @@ def info_state(game: Game, viewer: int) -> InfoState:
         gave -= np.minimum(moved, 0)
         got += np.maximum(moved, 0)
     guard_card_kept = first_guard_seat >= 0 and game.guard_card_seat == first_guard_seat
-    seats = tuple(hidden_guard_seats(game, viewer)) if guard_card_kept else (first_guard_seat,)
+    seats = tuple(guard_seats(game, viewer)) if guard_card_kept else (first_guard_seat,)
     turn = game.current_player == viewer and not game.is_over
     return InfoState(
         rules=game.rules, viewer=viewer, hand=dealt[viewer].copy(), deck=dealt.sum(axis=0),
         dealt_counts=dealt.sum(axis=1), first_emperor_card_seat=first_emperor_seat,
-        guard_card_seat=seats[0] if len(seats) == 1 else -1,
         emperor_card_seat=game.emperor_card_seat,
         guard_card_kept=guard_card_kept, guard_seats=seats, marks=marks(game), actions=tuple(game.actions),
         actors=tuple(actors),
@@ -157,4 +154,4 @@ def info_state(game: Game, viewer: int) -> InfoState:
         mask=game.legal_mask().copy() if turn else None, phase=game.phase, current_player=game.current_player)
 
 
-__all__ = ["MARK_EVENTS", "InfoState", "hidden_guard_seats", "info_state", "marks", "units"]
+__all__ = ["MARK_EVENTS", "InfoState", "guard_seats", "info_state", "marks", "units"]

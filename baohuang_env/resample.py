@@ -32,10 +32,7 @@ import numpy as np
 
 from .cards import NUM_SEATS
 from .game import Game, IllegalActionError
-from .infostate import InfoState, encoder_of, hidden_guard_seats, info_state, marks
-
-#: `hidden_guard_seats` under the name the leak audit reads it by.
-guard_seats = hidden_guard_seats
+from .infostate import InfoState, encoder_of, guard_seats, info_state, marks
 
 
 class ResampleError(RuntimeError):
