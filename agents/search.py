@@ -38,13 +38,17 @@ import numpy as np
 from baohuang_env.actions import PASS
 from baohuang_env.agent import Agent, RandomAgent, act_each, make_agent
 from baohuang_env.cards import NUM_SEATS
-from baohuang_env.game import PLAY, Game
-from baohuang_env.infostate import InfoState, encoder_of
+from baohuang_env.game import Game
+from baohuang_env.infostate import InfoState
 from baohuang_env.resample import ResampleError, advance, resample_info
 from baohuang_env.rewards import REWARD_MODES, reward
 from baohuang_env.rules import Rules
 
-ROLLOUTS = ("greedy", "heuristic", "random", "base")
+ROLLOUTS = ("base", "greedy", "heuristic", "random")
+#: Play-phase moves in which a seat still holding cards has its next turn (the four others
+#: each act at most once in between): a play-out that reaches `TURN_PLIES * depth` moves
+#: without the searching seat's turn is one where that seat has gone out.
+TURN_PLIES = 5
 SAMPLERS = ("informed", "prior", "uniform")
 OBJECTIVES = REWARD_MODES
 
@@ -55,16 +59,19 @@ class SearchSettings:
 
     worlds: int = 8
     top: int = 3
-    rollout: str = "greedy"
+    rollout: str = "base"
     sampler: str = "informed"
     objective: str = "win"
-    depth: int = -1
+    depth: int = 1
     limit_ms: int = 0
     base: str = "pretrained"
 
     def __post_init__(self) -> None:
         if self.limit_ms < 0:
             raise ValueError(f"search: limit must be 0 (none) or a number of milliseconds, got {self.limit_ms}")
+        if self.depth == 0 or self.depth < -1:
+            raise ValueError(f"search: depth is the seat's own turns to play out before scoring (1 or more), "
+                             f"or -1 to the end of the deal; got {self.depth}")
         if self.worlds < 1 or self.top < 1:
             raise ValueError(f"search needs w >= 1 worlds and m >= 1 moves, got w={self.worlds} m={self.top}")
         for name, value, allowed in (("rollout", self.rollout, ROLLOUTS), ("sampler", self.sampler, SAMPLERS),
@@ -121,7 +128,7 @@ class SearchResult:
 class SearchStats:
     """What an agent's decisions cost: every decision, those searched, their time."""
 
-    decisions: int = 0
+    decisions: int = 0  # decisions it was asked (the drivers play a forced move without asking)
     searched: int = 0
     seconds: float = 0.0
     changed: int = 0  # searched decisions where the choice is not the base policy's move
@@ -210,8 +217,7 @@ class SearchAgent:
         worlds = self.worlds(info, start + limit / 2 if limit else None)
         if not worlds:
             return SearchResult(moves, [0.0] * len(moves), 0, moves[0], time.perf_counter() - start)
-        totals = self.play_out(info.viewer, worlds, moves)
-        means = (totals / len(worlds)).tolist()
+        means = self.play_out(info.viewer, worlds, moves).mean(axis=0).tolist()
         best = max(range(len(moves)), key=lambda i: (means[i], i == 0))  # ties to the base policy's move
         seconds = time.perf_counter() - start
         s = self.stats
@@ -240,55 +246,63 @@ class SearchAgent:
         return kept
 
     def play_out(self, viewer: int, worlds: list[Game], moves: list[int]) -> np.ndarray:
-        """The summed result for `viewer` of each move over `worlds`: each (world, move) played
-        out by the rollout policy at every seat, all as rows of one batch, for up to `depth`
-        moves of the play phase (-1: to the end), then scored by the base network's values."""
-        totals = np.zeros(len(moves))
-        games, owner, cut, cut_owner = [], [], [], []
-        for world in worlds:
+        """The result for `viewer` of each move in each world, (len(worlds), len(moves)): each (world, move) played
+        out by the rollout policy at every seat, all as rows of one batch, until `viewer`'s
+        `depth`-th turn of the play phase after the move (-1: to the end), where the base
+        network's value for `viewer` scores it: its own best Q there, one estimator for every
+        candidate. A row whose seat has gone out before that turn is scored where it stands
+        after `TURN_PLIES * depth` play-phase moves, by the acting seat's values (signed)."""
+        results = np.zeros((len(worlds), len(moves)))
+        flat = results.reshape(-1)  # row w * len(moves) + i: world w, move i
+        games, owner = [], []
+        for w, world in enumerate(worlds):
             for i, move in enumerate(moves):
                 g = world.copy()
                 g.step(move)
                 if g.is_over:
-                    totals[i] += self._result(g.result.scores[viewer])
-                elif self.settings.depth == 0 and g.phase == PLAY:  # scored where it stands, no batch
-                    cut.append(g)
-                    cut_owner.append(i)
+                    flat[w * len(moves) + i] = self._result(g.result.scores[viewer])
                 else:
                     games.append(g)
-                    owner.append(i)
-        if cut:
-            encode = encoder_of(self.rules).encode
-            values = self._values(np.stack([encode(g, g.current_player) for g in cut]),
-                                  np.stack([g.legal_mask() for g in cut]), [g.current_player for g in cut],
-                                  [(g.emperor, g.guard) for g in cut], viewer)
-            np.add.at(totals, cut_owner, values)
+                    owner.append(w * len(moves) + i)
         if not games:
-            return totals
+            return results
+        depth = self.settings.depth
         batch = self._batch()
         rows = np.arange(len(games))
         step = batch.load_rows(rows, games)
-        agent = self._rollout
         actions = np.zeros(batch.num_games, dtype=np.int64)
         played = np.zeros(batch.num_games, dtype=np.int64)  # play-phase moves made by each row
+        turns = np.zeros(batch.num_games, dtype=np.int64)  # viewer's play-phase turns reached by each row
         while True:
             for b, result, _record in step.ended:
-                totals[owner[b]] += self._result(result.scores[viewer])
+                flat[owner[b]] = self._result(result.scores[viewer])
             live = rows[step.seat[rows] >= 0]
-            if self.settings.depth >= 0 and live.size:  # rows at their depth stop, scored by the base's values
-                at_depth = live[batch.in_play_phase(live) & (played[live] >= self.settings.depth)]
-                if at_depth.size:
-                    roles = [batch.roles(b) for b in at_depth.tolist()]
-                    values = self._values(batch.observe(at_depth), step.mask[at_depth], step.seat[at_depth].tolist(),
+            if depth > 0 and live.size:
+                play = live[batch.in_play_phase(live)]
+                mine = play[step.seat[play] == viewer]
+                turns[mine] += 1
+                cut = np.union1d(mine[turns[mine] >= depth], play[played[play] >= TURN_PLIES * depth])
+                if cut.size:
+                    roles = [batch.roles(b) for b in cut.tolist()]
+                    values = self._values(batch.observe(cut), step.mask[cut], step.seat[cut].tolist(),
                                           [(r.emperor, r.guard) for r in roles], viewer)
-                    np.add.at(totals, [owner[b] for b in at_depth.tolist()], values)
-                    live = np.setdiff1d(live, at_depth)
+                    flat[[owner[b] for b in cut.tolist()]] = values
+                    live = np.setdiff1d(live, cut)
             if not live.size:
-                return totals
+                return results
             played[live[batch.in_play_phase(live)]] += 1
-            actions[live] = act_each([agent] * live.size, step.mask[live],
-                                     lambda js, live=live: batch.observe(live[js]))
+            actions[live] = self._rollout_moves(batch, live, step.mask[live])
             step = batch.step(actions, live)
+
+    def _rollout_moves(self, batch, live: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The rollout policy's moves in the rows `live`: the base network's as one batch
+        (`DMCAgent.choose_many`), another policy's row by row (`act_each`)."""
+        if self._rollout is self.base:
+            at, legal = np.nonzero(masks)
+            counts = np.bincount(at, minlength=len(masks))
+            best, _rows = self.base.choose_many(batch.observe(live), masks, legal, counts, rows="taken")
+            return legal[np.cumsum(counts) - counts + best]
+        return np.asarray(act_each([self._rollout] * live.size, masks, lambda js: batch.observe(live[js])))
 
     def _values(self, observations: np.ndarray, masks: np.ndarray, seats: list[int],
                 royals: list[tuple[int, int]], viewer: int) -> np.ndarray:

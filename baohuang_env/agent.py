@@ -48,7 +48,8 @@ class Agent(Protocol):
     An agent that searches sets `uses_info_state = True` and defines `act_info(info) -> int`:
     the drivers that hold the game (`act_in_game`, and `act_each` given `info`) then pass
     its seat's information state (`baohuang_env.infostate.InfoState`: its dealt hand and the
-    public record, never the game itself) instead of calling `act`.
+    public record, never the game itself) instead of calling `act`, at every decision with
+    more than one legal move (they play a forced move for it).
     """
 
     uses_observation: bool
@@ -153,7 +154,8 @@ def act_in_game(agent: Agent, game: Game, seat: int, encode: Callable[[Game, int
     if uses_info_state(agent):
         from .infostate import info_state  # the game's reader: imported where a search agent plays
 
-        return int(agent.act_info(info_state(game, seat)))
+        legal = np.flatnonzero(game.legal_mask())
+        return int(legal[0]) if legal.size == 1 else int(agent.act_info(info_state(game, seat)))
     return act_one(agent, game.legal_mask(), encode, game, seat)
 
 
@@ -166,15 +168,21 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
     bots calls (the evaluation's and the studies' games, `baohuang_eval.play.play_games`; the
     native vector env; the training games), so that an agent reading only the mask never
     costs an observation. Agents that search (`uses_info_state`) get `info(indices)`'s
-    information states instead; a driver without `info` refuses them."""
+    information states instead, and only at a decision with more than one legal move (a
+    forced move is played for them: an information state costs a replay of the game); a
+    driver without `info` refuses them."""
     searching = [j for j, agent in enumerate(agents) if uses_info_state(agent)]
     if searching:
         if info is None:
             raise ValueError(f"{type(agents[searching[0]]).__name__} searches from its seat's information state, "
                              "which this driver does not give: play it with baohuang eval, play or serve, or "
                              "Baohuang-v0's opponents")
-        chosen = dict(zip(searching, (int(agents[j].act_info(i)) for j, i in zip(searching, info(searching),
-                                                                                  strict=True)), strict=True))
+        legal = {j: np.flatnonzero(masks[j]) for j in searching}
+        chosen = {j: int(legal[j][0]) for j in searching if legal[j].size == 1}
+        asked = [j for j in searching if j not in chosen]
+        if asked:
+            chosen.update(zip(asked, (int(agents[j].act_info(i)) for j, i in zip(asked, info(asked), strict=True)),
+                              strict=True))
         rest = [j for j in range(len(agents)) if j not in chosen]
         moves = act_each([agents[j] for j in rest], [masks[j] for j in rest],
                          lambda js: observe([rest[j] for j in js])) if rest else []

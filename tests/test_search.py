@@ -110,7 +110,7 @@ def test_settings_from_a_spec():
     assert SearchSettings.parse(s.spec.removeprefix("search:")) == s
     for bad, says in (("w=0", "w >= 1"), ("rollout=mcts", "rollout='mcts'"), ("x=1", "unknown setting"),
                       ("w=two", "integer"), ("base=", "needs an agent spec"), ("m=2base=heuristic", "base=SPEC last"),
-                      ("limit=-1", "milliseconds")):
+                      ("limit=-1", "milliseconds"), ("depth=0", "the seat's own turns")):
         with pytest.raises(ValueError, match=says):
             SearchSettings.parse(bad)
 
@@ -123,7 +123,7 @@ def jj_base():
 def test_search_sees_only_the_information_state_swapped_hidden_hands_give_one_decision(jj_base):
     rules = get_rules("jj")
     rng = np.random.default_rng(11)
-    settings = SearchSettings(worlds=3, top=2, depth=0, sampler="informed")
+    settings = SearchSettings(worlds=3, top=2, depth=1, sampler="informed")
     checked = 0
     for seed in range(20, 40):
         game = played_to(rules, seed, 50)
@@ -141,13 +141,40 @@ def test_search_sees_only_the_information_state_swapped_hidden_hands_give_one_de
 
 def test_search_plays_whole_games_through_the_evaluation_driver(jj_base):
     rules = get_rules("jj")
-    search = SearchAgent(rules, SearchSettings(worlds=2, top=2, depth=0), seed=1, base=jj_base)
+    search = SearchAgent(rules, SearchSettings(worlds=2, top=2, depth=1), seed=1, base=jj_base)
     tables = [Table(seed, [search, jj_base, jj_base, jj_base, jj_base], ["search", *["base"] * 4], f"deal {seed}")
               for seed in (100, 101)]
     for played in play_games(rules, tables):
         assert played.result is not None and sum(1 for p in played.result.places if p) >= 4
-    assert search.stats.searched > 0 and search.stats.decisions > search.stats.searched  # forced moves are not
+    # the driver plays its forced moves without asking it (nor building its information state)
+    assert search.stats.searched > 0 and search.stats.decisions == search.stats.searched
     assert search.stats.failed == 0
+
+
+def test_a_play_out_is_scored_by_the_seats_own_value_at_its_next_turn(jj_base):
+    """depth=1 with the base as rollout: each (world, candidate) is the base's moves at the
+    other seats up to the searching seat's next turn, scored there by its own best Q."""
+    rules = get_rules("jj")
+    enc = Encoder(rules)
+    game = played_to(rules, 31, 70)
+    seat = game.current_player
+    agent = SearchAgent(rules, SearchSettings(worlds=2, top=2, depth=1), seed=2, base=jj_base)
+    info = info_state(game, seat)
+    moves = agent.candidates(info)
+    worlds = agent.worlds(info)
+    got = agent.play_out(seat, worlds, moves)
+    assert got.shape == (len(worlds), len(moves))
+    for w, world in enumerate(worlds):
+        for i, move in enumerate(moves):
+            g = world.copy()
+            g.step(move)
+            while not g.is_over and g.current_player != seat:
+                g.step(jj_base.act(enc.encode(g, g.current_player), g.legal_mask()))
+            if g.is_over:
+                want = float(np.sign(g.result.scores[seat]))
+            else:
+                want = float(jj_base.values_many(enc.encode(g, seat)[None], g.legal_mask()[None])[0])
+            assert got[w, i] == pytest.approx(want, abs=1e-5)
 
 
 def test_full_rollouts_score_each_candidate_over_every_world(jj_base):
@@ -178,7 +205,7 @@ def test_the_page_hint_of_a_search_lists_each_candidates_mean_and_the_worlds_wit
     pytest.importorskip("starlette")
     from web_helpers import client_for, seeded_store, start_game
 
-    store = seeded_store(hint_spec="search:w=3:m=2:depth=0:limit=2000:base=pretrained:dmc_kickstart_jj,heuristic")
+    store = seeded_store(hint_spec="search:w=3:m=2:depth=1:limit=2000:base=pretrained:dmc_kickstart_jj,heuristic")
     client = client_for(store)
     game_id, headers, view = start_game(client, seat=0)
     hint = None
@@ -200,8 +227,8 @@ def test_a_time_limit_stops_drawing_worlds(jj_base):
     rules = get_rules("jj")
     game = played_to(rules, 31, 70)
     info = info_state(game, game.current_player)
-    free = SearchAgent(rules, SearchSettings(worlds=40, top=2, depth=0), seed=3, base=jj_base).search(info)
-    limited = SearchAgent(rules, SearchSettings(worlds=40, top=2, depth=0, limit_ms=1), seed=3,
+    free = SearchAgent(rules, SearchSettings(worlds=40, top=2, depth=1), seed=3, base=jj_base).search(info)
+    limited = SearchAgent(rules, SearchSettings(worlds=40, top=2, depth=1, limit_ms=1), seed=3,
                           base=jj_base).search(info)
     assert free.worlds == 40 and 1 <= limited.worlds < 40
 
@@ -214,10 +241,10 @@ def test_baohuang_play_against_search_opponents_finishes_a_game(tmp_path, capsys
 
     path = tmp_path / "game.json"
     monkeypatch.setattr(sys, "stdin", io.StringIO("#1\n" * 400))  # the human always plays its first move
-    assert cli.main(["play", "--seat", "4", "--seed", "4", "--opponents", "search:w=2:m=2:depth=0",
+    assert cli.main(["play", "--seat", "4", "--seed", "4", "--opponents", "search:w=2:m=2:depth=1",
                      "--save", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "seat 0: search:w=2:m=2:depth=0" in out and "Your score:" in out
+    assert "seat 0: search:w=2:m=2:depth=1" in out and "Your score:" in out
     assert Game.from_replay(path.read_text()).is_over
 
 

@@ -1,0 +1,85 @@
+"""What a search decision costs, on one core: JSON per setting.
+
+For each `search:...` setting, plays `--games` deals (seeds from `--deal-seed`) with the
+search agent at one seat (rotating over the deals) and its base policy at the other four, and
+times, at every decision of the searching seat that has more than one legal move, the search
+(`SearchAgent.act_info`) and, apart, building the seat's information state (`info_state`, what
+a driver pays before asking). Forced decisions are played without either and counted, so the
+output also says how often the agent searches. One process, one thread: milliseconds on one
+core.
+
+    python experiments/search_cost.py --preset jj --games 10 \\
+        search:w=4:m=2 search:w=8:m=3 search:w=16:m=3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from agents.search import SearchAgent, SearchSettings
+from baohuang_env.agent import act_in_game
+from baohuang_env.infostate import encoder_of, info_state
+from baohuang_env.rules import get_rules
+
+
+def measure(spec: str, preset: str, games: int, deal_seed: int) -> dict:
+    """The cost of `spec`'s decisions over `games` deals (module docstring)."""
+    if not spec.startswith("search"):
+        raise SystemExit(f"{spec!r} is not a search spec (search:KEY=VALUE:...)")
+    rules = get_rules(preset)
+    agent = SearchAgent(rules, SearchSettings.parse(spec.partition(":")[2]), seed=0)
+    base, encode = agent.base, encoder_of(rules).encode
+    searched_ms, info_ms, forced = [], [], 0
+    from baohuang_env.game import Game
+
+    for k in range(games):
+        game, seat = Game(rules, seed=deal_seed + k), k % 5
+        agent.reset(deal_seed + k)
+        while not game.is_over:
+            mask = game.legal_mask()
+            actor = game.current_player
+            if actor != seat:
+                game.step(act_in_game(base, game, actor, encode))
+                continue
+            if np.count_nonzero(mask) == 1:
+                forced += 1
+                game.step(int(np.flatnonzero(mask)[0]))
+                continue
+            t0 = time.perf_counter()
+            info = info_state(game, seat)
+            t1 = time.perf_counter()
+            move = agent.act_info(info)
+            t2 = time.perf_counter()
+            info_ms.append(1000 * (t1 - t0))
+            searched_ms.append(1000 * (t2 - t1))
+            game.step(move)
+    s = np.asarray(searched_ms)
+    return {"spec": agent.settings.spec, "preset": preset, "games": games, "deal_seed": deal_seed,
+            "decisions": len(s) + forced, "searched": len(s), "searched_share": len(s) / max(1, len(s) + forced),
+            "changed_share": agent.stats.changed / max(1, agent.stats.searched),
+            "ms_per_searched_decision": float(s.mean()) if s.size else None,
+            "ms_p50": float(np.median(s)) if s.size else None, "ms_p90": float(np.quantile(s, 0.9)) if s.size else None,
+            "ms_info_state": float(np.mean(info_ms)) if info_ms else None,
+            "failed_draws": agent.stats.failed}
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("specs", nargs="+", help="search agent specs, e.g. search:w=8:m=3")
+    p.add_argument("--preset", default="jj")
+    p.add_argument("--games", type=int, default=10)
+    p.add_argument("--deal-seed", type=int, default=20_000_000)
+    args = p.parse_args(argv)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        for spec in args.specs:
+            print(json.dumps(measure(spec, args.preset, args.games, args.deal_seed)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
