@@ -55,6 +55,9 @@ SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
                "called guard (configs/dmc_kickstart_lianzhong_classic.yaml): 73% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_weihai", "dmc", "weihai", "jj's kickstart recipe for weihai "
                "(configs/dmc_kickstart_weihai.yaml): 70% duplicate win rate against heuristic"),
+    Pretrained("dmc_kickstart_lianzhong_simple", "dmc", "lianzhong_simple", "jj's kickstart recipe for "
+               "lianzhong_simple (configs/dmc_kickstart_lianzhong_simple.yaml): 73% duplicate win rate against "
+               "heuristic"),
 )}
 
 
