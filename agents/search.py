@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from baohuang_env.actions import PASS
-from baohuang_env.agent import Agent, RandomAgent, act_each, make_agent
+from baohuang_env.agent import Agent, RandomAgent, act_each, forced_move, make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
 from baohuang_env.infostate import InfoState
@@ -178,11 +178,9 @@ class SearchAgent:
 
     def act_info(self, info: InfoState) -> int:
         """The move for the seat of `info` (its information state, the seat to act)."""
-        legal = np.flatnonzero(info.mask)
         self.stats.decisions += 1
-        if legal.size == 1:
-            return int(legal[0])
-        return self.search(info).choice
+        forced = forced_move(info.mask)
+        return forced if forced is not None else self.search(info).choice
 
     def candidates(self, info: InfoState) -> list[int]:
         """The base policy's top moves by value (its own move first), and PASS where legal."""
@@ -277,8 +275,8 @@ class SearchAgent:
             for b, result, _record in step.ended:
                 flat[owner[b]] = self._result(result.scores[viewer])
             live = rows[step.seat[rows] >= 0]
+            play = live[batch.in_play_phase(live)] if live.size else live
             if depth > 0 and live.size:
-                play = live[batch.in_play_phase(live)]
                 mine = play[step.seat[play] == viewer]
                 turns[mine] += 1
                 cut = np.union1d(mine[turns[mine] >= depth], play[played[play] >= TURN_PLIES * depth])
@@ -287,10 +285,10 @@ class SearchAgent:
                     values = self._values(batch.observe(cut), step.mask[cut], step.seat[cut].tolist(),
                                           [(r.emperor, r.guard) for r in roles], viewer)
                     flat[[owner[b] for b in cut.tolist()]] = values
-                    live = np.setdiff1d(live, cut)
+                    live, play = np.setdiff1d(live, cut), np.setdiff1d(play, cut)
             if not live.size:
                 return results
-            played[live[batch.in_play_phase(live)]] += 1
+            played[play] += 1
             actions[live] = self._rollout_moves(batch, live, step.mask[live])
             step = batch.step(actions, live)
 

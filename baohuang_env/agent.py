@@ -147,6 +147,13 @@ def uses_info_state(agent: Agent) -> bool:
     return getattr(agent, "uses_info_state", False)
 
 
+def forced_move(mask: np.ndarray) -> int | None:
+    """The one legal move of a decision that has only one, else None: a searching agent is
+    not asked about it (`act_in_game`, `act_each`, `SearchAgent.act_info`)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[0]) if legal.size == 1 else None
+
+
 def act_in_game(agent: Agent, game: Game, seat: int, encode: Callable[[Game, int], np.ndarray]) -> int:
     """`agent`'s move at `seat` of `game`, the seat to act: from the seat's information state
     when the agent searches (`uses_info_state`), else `act_one` with `encode(game, seat)`.
@@ -154,8 +161,8 @@ def act_in_game(agent: Agent, game: Game, seat: int, encode: Callable[[Game, int
     if uses_info_state(agent):
         from .infostate import info_state  # the game's reader: imported where a search agent plays
 
-        legal = np.flatnonzero(game.legal_mask())
-        return int(legal[0]) if legal.size == 1 else int(agent.act_info(info_state(game, seat)))
+        forced = forced_move(game.legal_mask())
+        return forced if forced is not None else int(agent.act_info(info_state(game, seat)))
     return act_one(agent, game.legal_mask(), encode, game, seat)
 
 
@@ -177,8 +184,8 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
             raise ValueError(f"{type(agents[searching[0]]).__name__} searches from its seat's information state, "
                              "which this driver does not give: play it with baohuang eval, play or serve, or "
                              "Baohuang-v0's opponents")
-        legal = {j: np.flatnonzero(masks[j]) for j in searching}
-        chosen = {j: int(legal[j][0]) for j in searching if legal[j].size == 1}
+        forced = {j: forced_move(masks[j]) for j in searching}
+        chosen = {j: move for j, move in forced.items() if move is not None}
         asked = [j for j in searching if j not in chosen]
         if asked:
             chosen.update(zip(asked, (int(agents[j].act_info(i)) for j, i in zip(asked, info(asked), strict=True)),

@@ -21,7 +21,8 @@ import time
 import numpy as np
 
 from agents.search import SearchAgent, SearchSettings
-from baohuang_env.agent import act_in_game
+from baohuang_env.agent import act_in_game, forced_move
+from baohuang_env.game import Game
 from baohuang_env.infostate import encoder_of, info_state
 from baohuang_env.rules import get_rules
 
@@ -34,8 +35,6 @@ def measure(spec: str, preset: str, games: int, deal_seed: int) -> dict:
     agent = SearchAgent(rules, SearchSettings.parse(spec.partition(":")[2]), seed=0)
     base, encode = agent.base, encoder_of(rules).encode
     searched_ms, info_ms, forced = [], [], 0
-    from baohuang_env.game import Game
-
     for k in range(games):
         game, seat = Game(rules, seed=deal_seed + k), k % 5
         agent.reset(deal_seed + k)
@@ -45,9 +44,9 @@ def measure(spec: str, preset: str, games: int, deal_seed: int) -> dict:
             if actor != seat:
                 game.step(act_in_game(base, game, actor, encode))
                 continue
-            if np.count_nonzero(mask) == 1:
+            if forced_move(mask) is not None:
                 forced += 1
-                game.step(int(np.flatnonzero(mask)[0]))
+                game.step(forced_move(mask))
                 continue
             t0 = time.perf_counter()
             info = info_state(game, seat)
