@@ -40,6 +40,7 @@ from baohuang_env.agent import Agent, RandomAgent, act_each, forced_move, make_a
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
 from baohuang_env.infostate import InfoState
+from baohuang_env.observation import observation_layout
 from baohuang_env.resample import ResampleError, advance, resample_info
 from baohuang_env.rewards import REWARD_MODES, reward
 from baohuang_env.rules import Rules
@@ -64,9 +65,13 @@ class SearchSettings:
     objective: str = "win"
     depth: int = 1
     limit_ms: int = 0
+    endgame: int = 0
     base: str = "pretrained"
 
     def __post_init__(self) -> None:
+        if self.endgame < 0:
+            raise ValueError(f"search: endgame must be 0 (search every decision) or the cards left in all hands "
+                             f"at most which a decision is searched, got {self.endgame}")
         if self.limit_ms < 0:
             raise ValueError(f"search: limit must be 0 (none) or a number of milliseconds, got {self.limit_ms}")
         if self.depth == 0 or self.depth < -1:
@@ -89,13 +94,13 @@ class SearchSettings:
         if sep and head and not head.endswith(":"):
             raise ValueError(f"search: write base=SPEC last, after a colon (got {arg!r})")
         keys = {"w": "worlds", "m": "top", "rollout": "rollout", "sampler": "sampler", "objective": "objective",
-                "depth": "depth", "limit": "limit_ms"}
+                "depth": "depth", "limit": "limit_ms", "endgame": "endgame"}
         values: dict[str, object] = {"base": base} if sep else {}
         for item in filter(None, head.split(":")):
             key, eq, value = item.partition("=")
             if not eq or key not in keys:
                 raise ValueError(f"search: unknown setting {item!r}; settings: {', '.join(keys)}, base (last)")
-            if key in ("w", "m", "depth", "limit"):
+            if key in ("w", "m", "depth", "limit", "endgame"):
                 try:
                     values[keys[key]] = int(value)
                 except ValueError:
@@ -109,7 +114,8 @@ class SearchSettings:
     @property
     def spec(self) -> str:
         return (f"search:w={self.worlds}:m={self.top}:rollout={self.rollout}:sampler={self.sampler}:"
-                f"objective={self.objective}:depth={self.depth}:limit={self.limit_ms}:base={self.base}")
+                f"objective={self.objective}:depth={self.depth}:limit={self.limit_ms}:endgame={self.endgame}:"
+                f"base={self.base}")
 
 
 @dataclass
@@ -177,10 +183,30 @@ class SearchAgent:
                          "gives only an observation: play it with baohuang eval, play or serve")
 
     def act_info(self, info: InfoState) -> int:
-        """The move for the seat of `info` (its information state, the seat to act)."""
+        """The move for the seat of `info` (its information state, the seat to act): the
+        forced one, the base policy's at a decision it does not search, else the search's."""
         self.stats.decisions += 1
         forced = forced_move(info.mask)
-        return forced if forced is not None else self.search(info).choice
+        if forced is not None:
+            return forced
+        if not self.searches(info.observation):
+            return int(self.base.act(info.observation, info.mask))
+        return self.search(info).choice
+
+    def unsearched_move(self, observation: np.ndarray, mask: np.ndarray) -> int | None:
+        """The base policy's move at a decision before the endgame, None where it searches: the
+        drivers ask this first and build the information state only for a None."""
+        if self.searches(observation):
+            return None
+        self.stats.decisions += 1
+        return int(self.base.act(observation, mask))
+
+    def searches(self, observation: np.ndarray) -> bool:
+        """Whether a decision is searched: always, or with `endgame` N once at most N cards are
+        left in all hands together (public: the observation's `cards_left`)."""
+        if not self.settings.endgame:
+            return True
+        return cards_left(observation, self.rules) <= self.settings.endgame
 
     def candidates(self, info: InfoState) -> list[int]:
         """The base policy's top moves by value (its own move first), and PASS where legal."""
@@ -323,6 +349,13 @@ class SearchAgent:
 
     def _result(self, score: int) -> float:
         return reward(score, self.settings.objective)
+
+
+def cards_left(observation: np.ndarray, rules: Rules) -> int:
+    """The cards left in all hands together, read from a seat's observation (its layout's
+    `cards_left` slice and scale)."""
+    at = observation_layout(rules)["cards_left"]
+    return int(np.rint(observation[at.span] * at.scale).sum())
 
 
 def make_search(arg: str | None, rules: Rules, seed: int | None) -> SearchAgent:

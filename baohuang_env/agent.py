@@ -49,7 +49,10 @@ class Agent(Protocol):
     the drivers that hold the game (`act_in_game`, and `act_each` given `info`) then pass
     its seat's information state (`baohuang_env.infostate.InfoState`: its dealt hand and the
     public record, never the game itself) instead of calling `act`, at every decision with
-    more than one legal move (they play a forced move for it).
+    more than one legal move (they play a forced move for it). Such an agent may also define
+    `unsearched_move(observation, mask) -> int | None`: its move at a decision it does not
+    search, from the observation alone, or None where it searches; the drivers ask it first,
+    and build the information state (a replay of the game) only for a None.
     """
 
     uses_observation: bool
@@ -161,9 +164,19 @@ def act_in_game(agent: Agent, game: Game, seat: int, encode: Callable[[Game, int
     if uses_info_state(agent):
         from .infostate import info_state  # the game's reader: imported where a search agent plays
 
-        forced = forced_move(game.legal_mask())
-        return forced if forced is not None else int(agent.act_info(info_state(game, seat)))
+        mask = game.legal_mask()
+        move = forced_move(mask)
+        if move is None:
+            move = unsearched_move(agent, lambda: encode(game, seat), mask)
+        return move if move is not None else int(agent.act_info(info_state(game, seat)))
     return act_one(agent, game.legal_mask(), encode, game, seat)
+
+
+def unsearched_move(agent: Agent, observation: Callable[[], np.ndarray], mask: np.ndarray) -> int | None:
+    """A searching agent's move at a decision it does not search (`unsearched_move` of the
+    agent, given `observation()`), or None where it searches or defines no such move."""
+    quick = getattr(agent, "unsearched_move", None)
+    return None if quick is None else quick(observation(), mask)
 
 
 def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
@@ -175,9 +188,9 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
     bots calls (the evaluation's and the studies' games, `baohuang_eval.play.play_games`; the
     native vector env; the training games), so that an agent reading only the mask never
     costs an observation. Agents that search (`uses_info_state`) get `info(indices)`'s
-    information states instead, and only at a decision with more than one legal move (a
-    forced move is played for them: an information state costs a replay of the game); a
-    driver without `info` refuses them."""
+    information states instead, and only at a decision with more than one legal move that
+    they search (a forced move is played for them, and `unsearched_move` asked first: an
+    information state costs a replay of the game); a driver without `info` refuses them."""
     searching = [j for j, agent in enumerate(agents) if uses_info_state(agent)]
     if searching:
         if info is None:
@@ -187,6 +200,14 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
         forced = {j: forced_move(masks[j]) for j in searching}
         chosen = {j: move for j, move in forced.items() if move is not None}
         asked = [j for j in searching if j not in chosen]
+        quick = [j for j in asked if hasattr(agents[j], "unsearched_move")]
+        if quick:
+            seen = observe(quick)
+            for j, obs in zip(quick, seen, strict=True):
+                move = unsearched_move(agents[j], lambda obs=obs: obs, masks[j])
+                if move is not None:
+                    chosen[j] = move
+            asked = [j for j in asked if j not in chosen]
         if asked:
             chosen.update(zip(asked, (int(agents[j].act_info(i)) for j, i in zip(asked, info(asked), strict=True)),
                               strict=True))

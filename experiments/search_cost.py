@@ -2,11 +2,12 @@
 
 For each `search:...` setting, plays `--games` deals (seeds from `--deal-seed`) with the
 search agent at one seat (rotating over the deals) and its base policy at the other four, and
-times, at every decision of the searching seat that has more than one legal move, the search
+times, at every decision of the searching seat that it searches, the search
 (`SearchAgent.act_info`) and, apart, building the seat's information state (`info_state`, what
-a driver pays before asking). Forced decisions are played without either and counted, so the
-output also says how often the agent searches. One process, one thread: milliseconds on one
-core.
+a driver pays before asking). Forced decisions are played without either, and those before the
+endgame (`endgame=N`) by the base's move from the observation (`unsearched_move`), so the output
+also says how often the agent searches and what a decision costs on average, all of them
+counted (`ms_per_decision`). One process, one thread: milliseconds on one core.
 
     python experiments/search_cost.py --preset jj --games 10 \\
         search:w=4:m=2 search:w=8:m=3 search:w=16:m=3
@@ -34,7 +35,7 @@ def measure(spec: str, preset: str, games: int, deal_seed: int) -> dict:
     rules = get_rules(preset)
     agent = SearchAgent(rules, SearchSettings.parse(spec.partition(":")[2]), seed=0)
     base, encode = agent.base, encoder_of(rules).encode
-    searched_ms, info_ms, forced = [], [], 0
+    searched_ms, info_ms, decision_ms, forced = [], [], [], 0
     for k in range(games):
         game, seat = Game(rules, seed=deal_seed + k), k % 5
         agent.reset(deal_seed + k)
@@ -49,20 +50,26 @@ def measure(spec: str, preset: str, games: int, deal_seed: int) -> dict:
                 game.step(forced_move(mask))
                 continue
             t0 = time.perf_counter()
-            info = info_state(game, seat)
-            t1 = time.perf_counter()
-            move = agent.act_info(info)
-            t2 = time.perf_counter()
-            info_ms.append(1000 * (t1 - t0))
-            searched_ms.append(1000 * (t2 - t1))
+            move = agent.unsearched_move(encode(game, seat), mask)
+            if move is None:
+                t1 = time.perf_counter()
+                info = info_state(game, seat)
+                t2 = time.perf_counter()
+                move = agent.act_info(info)
+                t3 = time.perf_counter()
+                info_ms.append(1000 * (t2 - t1))
+                searched_ms.append(1000 * (t3 - t2))
+            decision_ms.append(1000 * (time.perf_counter() - t0))
             game.step(move)
-    s = np.asarray(searched_ms)
+    s, d = np.asarray(searched_ms), np.asarray(decision_ms)
+    decisions = len(d) + forced
     return {"spec": agent.settings.spec, "preset": preset, "games": games, "deal_seed": deal_seed,
-            "decisions": len(s) + forced, "searched": len(s), "searched_share": len(s) / max(1, len(s) + forced),
+            "decisions": decisions, "searched": len(s), "searched_share": len(s) / max(1, decisions),
             "changed_share": agent.stats.changed / max(1, agent.stats.searched),
             "ms_per_searched_decision": float(s.mean()) if s.size else None,
             "ms_p50": float(np.median(s)) if s.size else None, "ms_p90": float(np.quantile(s, 0.9)) if s.size else None,
             "ms_info_state": float(np.mean(info_ms)) if info_ms else None,
+            "ms_per_decision": float(d.sum() / max(1, decisions)),
             "failed_draws": agent.stats.failed}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.search import SearchAgent, SearchSettings
+from agents.search import SearchAgent, SearchSettings, cards_left
 from baohuang_env.agent import RandomAgent, act_each, make_agent
 from baohuang_env.batched import BatchedGames
 from baohuang_env.encoding import Encoder
@@ -105,12 +105,14 @@ def test_a_loaded_row_plays_on_as_its_game(preset):
 
 def test_settings_from_a_spec():
     assert SearchSettings.parse(None) == SearchSettings()
-    s = SearchSettings.parse("w=4:m=2:rollout=heuristic:depth=3:limit=50:base=dmc:runs/a:b.pt")
-    assert (s.worlds, s.top, s.rollout, s.depth, s.limit_ms, s.base) == (4, 2, "heuristic", 3, 50, "dmc:runs/a:b.pt")
+    s = SearchSettings.parse("w=4:m=2:rollout=heuristic:depth=3:limit=50:endgame=60:base=dmc:runs/a:b.pt")
+    assert (s.worlds, s.top, s.rollout, s.depth, s.limit_ms, s.endgame, s.base) == (
+        4, 2, "heuristic", 3, 50, 60, "dmc:runs/a:b.pt")
     assert SearchSettings.parse(s.spec.removeprefix("search:")) == s
     for bad, says in (("w=0", "w >= 1"), ("rollout=mcts", "rollout='mcts'"), ("x=1", "unknown setting"),
                       ("w=two", "integer"), ("base=", "needs an agent spec"), ("m=2base=heuristic", "base=SPEC last"),
-                      ("limit=-1", "milliseconds"), ("depth=0", "the seat's own turns")):
+                      ("limit=-1", "milliseconds"), ("depth=0", "the seat's own turns"),
+                      ("endgame=-5", "cards left in all hands")):
         with pytest.raises(ValueError, match=says):
             SearchSettings.parse(bad)
 
@@ -149,6 +151,32 @@ def test_search_plays_whole_games_through_the_evaluation_driver(jj_base):
     # the driver plays its forced moves without asking it (nor building its information state)
     assert search.stats.searched > 0 and search.stats.decisions == search.stats.searched
     assert search.stats.failed == 0
+
+
+def test_an_endgame_search_plays_the_base_move_until_few_cards_are_left(jj_base):
+    """endgame=N: the base policy's move, asked from the observation alone (`unsearched_move`:
+    the drivers build no information state for it), while more than N cards are left in all
+    hands together; the search's from there on."""
+    rules = get_rules("jj")
+    enc = Encoder(rules)
+    game = played_to(rules, 31, 70)
+    seat = game.current_player
+    obs, mask = enc.encode(game, seat), game.legal_mask()
+    left = sum(game.cards_left)
+    assert cards_left(obs, rules) == left and np.count_nonzero(mask) > 1
+    early = SearchAgent(rules, SearchSettings(worlds=2, top=2, endgame=left - 1), seed=2, base=jj_base)
+    assert early.unsearched_move(obs, mask) == jj_base.act(obs, mask)
+    assert early.act_info(info_state(game, seat)) == jj_base.act(obs, mask)
+    assert (early.stats.decisions, early.stats.searched) == (2, 0)
+    late = SearchAgent(rules, SearchSettings(worlds=2, top=2, endgame=left), seed=2, base=jj_base)
+    assert late.unsearched_move(obs, mask) is None
+    late.act_info(info_state(game, seat))
+    assert (late.stats.decisions, late.stats.searched) == (1, 1)
+    # the evaluation driver asks before it builds an information state: a whole game, its end searched
+    agent = SearchAgent(rules, SearchSettings(worlds=2, top=2, endgame=80), seed=2, base=jj_base)
+    table = Table(102, [agent, jj_base, jj_base, jj_base, jj_base], ["search", *["base"] * 4], "deal 102")
+    assert play_games(rules, [table])[0].result is not None
+    assert 0 < agent.stats.searched < agent.stats.decisions
 
 
 def test_a_play_out_is_scored_by_the_seats_own_value_at_its_next_turn(jj_base):
