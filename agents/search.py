@@ -1,7 +1,9 @@
 """Decision-time search: sample the hidden hands, play each candidate move out, pick the best.
 
 Perfect Information Monte Carlo (Skat's Kermit, Bridge's GIB, SchafkopfRL's PIMC), over a
-base policy. At each decision with more than one legal move, `SearchAgent`:
+base policy. Before the endgame (`endgame`: more cards left in all hands than that) it plays
+the base policy's move; from there on, at each decision with more than one legal move,
+`SearchAgent`:
 
 1. takes the candidates: the base policy's top `top` moves by its values (its own move
    first), plus PASS where legal;
@@ -12,7 +14,9 @@ base policy. At each decision with more than one legal move, `SearchAgent`:
    deal alone; "uniform", the baseline, ignores the roles and the hands beyond what a legal
    replay needs, `resample_info(uniform=True)`);
 3. plays every candidate out in every world with `rollout` at all five seats, all worlds and
-   candidates as the rows of one `BatchedGames` (the batched engine's compiled play phase);
+   candidates as the rows of one `BatchedGames` (the batched engine's compiled play phase),
+   to the end of the deal (or for `depth` of the seat's own turns, then scored by the base
+   network's values);
 4. picks the candidate with the best mean result for its seat (`objective`: "win" is the
    sign of the score, as the shipped agents were trained; "score" the score itself), ties
    to the base policy's move.
@@ -20,12 +24,15 @@ base policy. At each decision with more than one legal move, `SearchAgent`:
 It sees nothing hidden: drivers give it its seat's `InfoState` (`uses_info_state`), never the
 game. Spec: `search[:KEY=VALUE:...]` (colons between: `baohuang serve`'s lists are
 comma-separated), keys `w` (worlds), `m` (top moves), `rollout` (greedy, heuristic, random,
-base), `depth` (play-phase moves before the base's values score a play-out; -1: to the end),
-`limit` (milliseconds: no fresh world is drawn after half of it; 0: none), `sampler`
+base), `depth` (the seat's own play-phase turns before the base's values score a play-out;
+-1: to the end), `endgame` (search once at most that many cards are left in all hands; 0:
+every decision), `limit` (milliseconds: no fresh world is drawn after half of it; 0: none), `sampler`
 (informed, prior, uniform), `objective` (win, score), and `base=SPEC` last (default `pretrained`: the
 preset's shipped agent), e.g.
-`search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`.
-docs/search.md has the method, its limits and the measurements.
+`search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`. The defaults
+(8 worlds, 3 moves, base rollouts to the end, from 50 cards left) were chosen on tuning deals:
+searching earlier in the deal, or scoring by the base's values after one turn, lost to the base
+policy (docs/search.md has the method, its limits and the measurements).
 """
 
 from __future__ import annotations
@@ -63,9 +70,9 @@ class SearchSettings:
     rollout: str = "base"
     sampler: str = "informed"
     objective: str = "win"
-    depth: int = 1
+    depth: int = -1
     limit_ms: int = 0
-    endgame: int = 0
+    endgame: int = 50
     base: str = "pretrained"
 
     def __post_init__(self) -> None:

@@ -143,7 +143,7 @@ def test_search_sees_only_the_information_state_swapped_hidden_hands_give_one_de
 
 def test_search_plays_whole_games_through_the_evaluation_driver(jj_base):
     rules = get_rules("jj")
-    search = SearchAgent(rules, SearchSettings(worlds=2, top=2, depth=1), seed=1, base=jj_base)
+    search = SearchAgent(rules, SearchSettings(worlds=2, top=2, depth=1, endgame=0), seed=1, base=jj_base)
     tables = [Table(seed, [search, jj_base, jj_base, jj_base, jj_base], ["search", *["base"] * 4], f"deal {seed}")
               for seed in (100, 101)]
     for played in play_games(rules, tables):
