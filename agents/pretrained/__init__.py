@@ -58,6 +58,8 @@ SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
     Pretrained("dmc_kickstart_lianzhong_simple", "dmc", "lianzhong_simple", "jj's kickstart recipe for "
                "lianzhong_simple (configs/dmc_kickstart_lianzhong_simple.yaml): 73% duplicate win rate against "
                "heuristic"),
+    Pretrained("dmc_kickstart_qingdao", "dmc", "qingdao", "jj's kickstart recipe for qingdao "
+               "(configs/dmc_kickstart_qingdao.yaml): 73% duplicate win rate against heuristic"),
 )}
 
 
