@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -79,3 +80,27 @@ def test_learning_curves_refuse_runs_evaluated_on_other_deals(tmp_path, capsys):
         lc.main([str(tmp_path / "a"), str(tmp_path / "b")])
     assert exit_info.value.code == 2
     assert "evaluate on different deals" in capsys.readouterr().err
+
+
+def test_search_curve_matches_each_setting_to_its_cost_and_draws_the_points(tmp_path, capsys):
+    sc = load_experiment("search_curve")
+    spec = "search:w=4:m=2"
+    full = sc.full_spec(spec)
+    assert full.startswith("search:w=4:m=2:") and full.endswith(":base=pretrained")
+    costs = tmp_path / "costs.jsonl"
+    costs.write_text(json.dumps({"spec": full, "ms_p50": 41.5, "ms_per_decision": 4.25, "searched_share": 0.1}) + "\n")
+    pair = {"a": spec, "b": "pretrained", "paired_difference": {"n": 300},
+            "duplicate_win_rate_a": {"rate": 0.53, "low": 0.49, "high": 0.57}}
+    report = tmp_path / "w4"
+    report.mkdir()
+    (report / "report.json").write_text(json.dumps({"protocol": "team", "pairs": [pair]}))
+    sc.main([str(report), "--costs", str(costs), "--out", str(tmp_path / "curve.png")])
+    row = json.loads(capsys.readouterr().out)
+    assert row == {"search": spec, "opponent": "pretrained", "deals": 300, "duplicate_win_rate": 0.53, "low": 0.49,
+                   "high": 0.57, "ms_per_searched_decision": 41.5, "ms_per_decision": 4.2, "searched_share": 0.1}
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+    other = tmp_path / "w8"
+    other.mkdir()
+    (other / "report.json").write_text(json.dumps({"protocol": "team", "pairs": [{**pair, "a": "search:w=8:m=3"}]}))
+    with pytest.raises(SystemExit, match="no cost line for search:w=8:m=3"):
+        sc.main([str(other), "--costs", str(costs)])
