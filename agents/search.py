@@ -26,7 +26,8 @@ game. Spec: `search[:KEY=VALUE:...]` (colons between: `baohuang serve`'s lists a
 comma-separated), keys `w` (worlds), `m` (top moves), `rollout` (greedy, heuristic, random,
 base), `depth` (the seat's own play-phase turns before the base's values score a play-out;
 -1: to the end), `endgame` (search once at most that many cards are left in all hands; 0:
-every decision), `limit` (milliseconds: no fresh world is drawn after half of it; 0: none), `sampler`
+every decision), `limit` (milliseconds: no fresh world is drawn after half of it, and the play-outs still
+running when it is spent are scored by the base's values; 0: none), `sampler`
 (informed, prior, uniform), `objective` (win, score), and `base=SPEC` last (default `pretrained`: the
 preset's shipped agent), e.g.
 `search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`. The defaults
@@ -248,7 +249,7 @@ class SearchAgent:
         worlds = self.worlds(info, start + limit / 2 if limit else None)
         if not worlds:
             return SearchResult(moves, [0.0] * len(moves), 0, moves[0], time.perf_counter() - start)
-        means = self.play_out(info.viewer, worlds, moves).mean(axis=0).tolist()
+        means = self.play_out(info.viewer, worlds, moves, start + limit if limit else None).mean(axis=0).tolist()
         best = max(range(len(moves)), key=lambda i: (means[i], i == 0))  # ties to the base policy's move
         seconds = time.perf_counter() - start
         s = self.stats
@@ -276,13 +277,14 @@ class SearchAgent:
         self._particles[info.viewer] = kept
         return kept
 
-    def play_out(self, viewer: int, worlds: list[Game], moves: list[int]) -> np.ndarray:
+    def play_out(self, viewer: int, worlds: list[Game], moves: list[int], deadline: float | None = None) -> np.ndarray:
         """The result for `viewer` of each move in each world, (len(worlds), len(moves)): each (world, move) played
         out by the rollout policy at every seat, all as rows of one batch, until `viewer`'s
         `depth`-th turn of the play phase after the move (-1: to the end), where the base
         network's value for `viewer` scores it: its own best Q there, one estimator for every
         candidate. A row whose seat has gone out before that turn is scored where it stands
-        after `TURN_PLIES * depth` play-phase moves, by the acting seat's values (signed)."""
+        after `TURN_PLIES * depth` play-phase moves, by the acting seat's values (signed), and
+        so is every row still playing once `deadline` (a `perf_counter` time) has passed."""
         results = np.zeros((len(worlds), len(moves)))
         flat = results.reshape(-1)  # row w * len(moves) + i: world w, move i
         games, owner = [], []
@@ -309,10 +311,15 @@ class SearchAgent:
                 flat[owner[b]] = self._result(result.scores[viewer])
             live = rows[step.seat[rows] >= 0]
             play = live[batch.in_play_phase(live)] if live.size else live
-            if depth > 0 and live.size:
+            if (depth > 0 or deadline is not None) and live.size:
                 mine = play[step.seat[play] == viewer]
                 turns[mine] += 1
-                cut = np.union1d(mine[turns[mine] >= depth], play[played[play] >= TURN_PLIES * depth])
+                if deadline is not None and time.perf_counter() > deadline:
+                    cut = live
+                elif depth > 0:
+                    cut = np.union1d(mine[turns[mine] >= depth], play[played[play] >= TURN_PLIES * depth])
+                else:
+                    cut = live[:0]
                 if cut.size:
                     roles = [batch.roles(b) for b in cut.tolist()]
                     values = self._values(batch.observe(cut), step.mask[cut], step.seat[cut].tolist(),

@@ -261,6 +261,28 @@ def test_a_time_limit_stops_drawing_worlds(jj_base):
     assert free.worlds == 40 and 1 <= limited.worlds < 40
 
 
+def test_play_outs_still_running_at_the_time_limit_are_scored_by_the_base_values(jj_base):
+    """With the deadline passed, every (world, candidate) is scored right after the move by the
+    base's value of the acting seat, signed by its side against the searching seat's: the
+    limit bounds the play-outs too (a hint comes within the limit the page states)."""
+    rules = get_rules("jj")
+    enc = Encoder(rules)
+    game = played_to(rules, 31, 70)
+    seat = game.current_player
+    agent = SearchAgent(rules, SearchSettings(worlds=2, top=2, depth=-1), seed=2, base=jj_base)
+    info = info_state(game, seat)
+    moves, worlds = agent.candidates(info), agent.worlds(info)
+    got = agent.play_out(seat, worlds, moves, deadline=0.0)
+    for w, world in enumerate(worlds):
+        for i, move in enumerate(moves):
+            g = world.copy()
+            g.step(move)
+            actor = g.current_player
+            value = float(jj_base.values_many(enc.encode(g, actor)[None], g.legal_mask()[None])[0])
+            royal = (g.emperor, g.guard)
+            assert got[w, i] == pytest.approx(value if (actor in royal) == (seat in royal) else -value, abs=1e-5)
+
+
 def test_baohuang_play_against_search_opponents_finishes_a_game(tmp_path, capsys, monkeypatch, jj_base):
     import io
     import sys
