@@ -382,35 +382,48 @@ def test_the_hint_button_shows_only_in_presets_the_hint_agent_plays(server, page
 
 def test_the_default_opponents_follow_the_preset_its_own_agent_preselected(page):
     """Under serve's default --opponents the page offers, in each preset, only the opponents
-    that play it: jj preselects its shipped agent (`pretrained`), a preset without one the
-    heuristic, and never offers `pretrained`; a new seat keeps the choices made."""
-    unshipped = [p for p in PRESETS if p not in {s.preset for s in SHIPPED.values()}]
+    that play it, with the preset's own shipped agent (`pretrained`) preselected (every preset
+    ships one); a new seat keeps the choices made. An agent of one preset only (here jj's
+    checkpoint, given by name) is offered in that preset alone: elsewhere the first opponent
+    that plays it is preselected, and a game started there seats it."""
+
+    def chosen() -> list[str]:
+        return [page.input_value(f"#opponent-{i}") for i in range(4)]
+
+    def offered() -> list[str]:
+        return page.locator("#opponent-0 option").all_inner_texts()
+
+    def seated() -> set[str]:
+        page.select_option("#speed", "0")
+        page.click("#start")
+        page.wait_for_selector("#game:not([hidden])", timeout=WAIT_MS)
+        assert not page.inner_text("#setup-error")
+        names = set(page.locator("#table tr td:nth-child(2)").all_inner_texts())
+        page.evaluate("() => newGame()")
+        return names
+
     with _serving(["--hints", "none", "--seed", "7"]) as (url, _):
         page.goto(url + "/")
         page.wait_for_selector("#opponent-3", state="attached", timeout=WAIT_MS)
-
-        def chosen() -> list[str]:
-            return [page.input_value(f"#opponent-{i}") for i in range(4)]
-
-        def offered() -> list[str]:
-            return page.locator("#opponent-0 option").all_inner_texts()
-
         assert page.input_value("#preset") == "jj"
         assert chosen() == ["pretrained"] * 4 and offered()[0] == "pretrained"
         page.select_option("#opponent-1", "greedy")
         page.select_option("#seat", "3")
         assert chosen() == ["pretrained", "greedy", "pretrained", "pretrained"]
-        if unshipped:  # (once every preset ships an agent, there is none to switch to)
-            page.select_option("#preset", unshipped[0])
-            assert chosen() == ["heuristic"] * 4 and "pretrained" not in offered(), offered()
-            page.select_option("#speed", "0")
-            page.click("#start")
-            page.wait_for_selector("#game:not([hidden])", timeout=WAIT_MS)
-            assert not page.inner_text("#setup-error")
-            assert set(page.locator("#table tr td:nth-child(2)").all_inner_texts()) == {"you", "heuristic"}
-            page.evaluate("() => newGame()")
+        for preset in [p for p in PRESETS if p != "jj"]:
+            page.select_option("#preset", preset)
+            assert chosen() == ["pretrained"] * 4, preset
+        assert seated() == {"you", "pretrained"}
         page.select_option("#preset", "jj")
         assert chosen() == ["pretrained"] * 4
+    jj_agent = SHIPPED["dmc_kickstart_jj"].spec
+    with _serving(["--hints", "none", "--seed", "7", "--opponents", f"{jj_agent},heuristic,greedy"]) as (url, _):
+        page.goto(url + "/")
+        page.wait_for_selector("#opponent-3", state="attached", timeout=WAIT_MS)
+        assert chosen() == [jj_agent] * 4
+        page.select_option("#preset", "weihai")
+        assert chosen() == ["heuristic"] * 4 and jj_agent not in offered(), offered()
+        assert seated() == {"you", "heuristic"}
     assert page.errors == []
 
 

@@ -60,6 +60,8 @@ SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
                "heuristic"),
     Pretrained("dmc_kickstart_qingdao", "dmc", "qingdao", "jj's kickstart recipe for qingdao "
                "(configs/dmc_kickstart_qingdao.yaml): 73% duplicate win rate against heuristic"),
+    Pretrained("dmc_kickstart_generic216", "dmc", "generic216", "jj's kickstart recipe for the 216-card game "
+               "(configs/dmc_kickstart_generic216.yaml): 71% duplicate win rate against heuristic"),
 )}
 
 
