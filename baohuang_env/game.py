@@ -71,9 +71,14 @@ class IllegalActionError(ValueError):
     """An action that is not legal now. The game state is unchanged."""
 
     def __init__(self, seat: int, phase: str, action: Any, reason: str, description: str = "") -> None:
-        self.seat, self.phase, self.action, self.reason = seat, phase, action, reason
+        self.seat, self.phase, self.action, self.reason, self.description = seat, phase, action, reason, description
         what = f"{action} ({description})" if description else f"{action}"
         super().__init__(f"seat {seat} cannot take action {what} in the {phase} phase: {reason}")
+
+    def __reduce__(self):
+        """Pickled with its arguments, so that an evaluation worker's error reaches the parent
+        process as itself (a worker pool sends errors back pickled)."""
+        return type(self), (self.seat, self.phase, self.action, self.reason, self.description), self.__dict__
 
 
 @dataclass(frozen=True)

@@ -545,6 +545,18 @@ def test_emperor_card_played_by_the_emperor_does_not_reveal_a_guard():
 # --------------------------------------------------------------------------- errors
 
 
+def test_an_illegal_action_error_pickles_whole_so_a_worker_process_can_send_it_back():
+    import pickle
+
+    game = new_game(["7 8 BJ", "9 10", "J Q", "K A SJ", "2 2"], emperor_card=0, guard_card=3)
+    with pytest.raises(IllegalActionError) as err:
+        game.step(PASS)
+    err.value.row = 7  # the batched engine adds the row
+    back = pickle.loads(pickle.dumps(err.value))
+    assert type(back) is IllegalActionError and str(back) == str(err.value)
+    assert (back.seat, back.phase, back.action, back.reason, back.row) == (0, "role", PASS, err.value.reason, 7)
+
+
 def test_illegal_action_error_names_seat_phase_action_reason_and_changes_nothing():
     game = new_game(["7 8 BJ", "9 10", "J Q", "K A SJ", "2 2"], emperor_card=0, guard_card=3)
     # role phase: PASS is not a role decision
