@@ -111,10 +111,11 @@ def advance(world: Game, info: InfoState, check: bool = True) -> Game | None:
     """`world` (a game that agreed with an earlier information state of the same seat and
     deal, or a fresh deal) stepped on by the actions of `info` it has not taken yet, in
     place; None when the viewer could tell it from `info` (an action illegal there, taken by
-    another seat, another holder of the marked BJ, a marked card played or not where everyone
-    saw otherwise, or a different observation or mask at the end; with `check` False, only
-    the first two). A search keeps its worlds from one decision to the next this way, drawing
-    anew only those that fall out."""
+    another seat, another phase or seat to act at the end, other legal moves on the viewer's
+    turn, another holder of the marked BJ, a marked card played or not where everyone saw
+    otherwise, or a different observation; with `check` False, only the first four: what a
+    search needs to play its candidates on in the world). A search keeps its worlds from one
+    decision to the next this way, drawing anew only those that fall out."""
     done = len(world.actions)
     if world.actions != list(info.actions[:done]):
         return None
@@ -125,14 +126,15 @@ def advance(world: Game, info: InfoState, check: bool = True) -> Game | None:
             world.step(a)
         except IllegalActionError:
             return None
+    if (world.phase, world.current_player) != (info.phase, info.current_player):
+        return None  # e.g. a uniform world whose sides are all out already: the deal is over there
+    if info.to_act and not np.array_equal(world.legal_mask(), info.mask):
+        return None
     if not check:
         return world
-    if (world.phase, world.current_player, world.emperor_card_seat) != (
-            info.phase, info.current_player, info.emperor_card_seat) or marks(world) != info.marks:
+    if world.emperor_card_seat != info.emperor_card_seat or marks(world) != info.marks:
         return None
     if not np.array_equal(encoder_of(info.rules).encode(world, info.viewer), info.observation):
-        return None
-    if info.to_act and not np.array_equal(world.legal_mask(), info.mask):
         return None
     return world
 
@@ -147,10 +149,10 @@ def resample_info(info: InfoState, rng: np.random.Generator, guard_weights: Sequ
 
     `uniform`: the baseline a search compares its sampler with. The guard card goes to any
     other seat alike, whatever the roles say (unless the viewer holds it), and a draw is kept
-    whenever the actions replay legally (by the same seats), the viewer's observation
-    unchecked: the roles and hands are
-    ignored beyond the hand sizes and what the replay needs (a seat holds what it played, a
-    caller his triple, a declared guard the guard card)."""
+    whenever the actions replay legally (by the same seats) to the same seat to act with the
+    same legal moves, the viewer's observation unchecked: the roles and hands are ignored
+    beyond the hand sizes and what the replay and the search need (a seat holds what it
+    played, a caller his triple, a declared guard the guard card, the deal is not over)."""
     seats = info.guard_seats
     if uniform and info.guard_card_kept and info.viewer not in seats:  # (his own hand is the true one)
         seats = tuple(s for s in range(NUM_SEATS) if s != info.viewer and info.dealt_counts[s])

@@ -95,3 +95,33 @@ def test_a_seeded_draw_repeats_and_guard_weights_choose_the_seat():
     assert {resample(game, viewer, rng, guard_weights=weights).guard_card_seat for _ in range(5)} == {target}
     with pytest.raises(ValueError, match="no weight"):
         resample(game, viewer, rng, guard_weights=[0.0] * 5)
+
+
+def test_a_uniform_world_where_the_deal_is_already_over_is_not_kept():
+    """Uniform worlds ignore the roles, but a search must still be able to play on in them: a
+    world where the guard card sits with a seat that went out, so that the emperor's side is all
+    out and the deal over, is drawn again. The emperor (seat 0) and seat 1 go out; the marked
+    guard card is seat 3's, so seat 2 is to act; in the world where seat 1 held it the deal is over."""
+    from helpers import hand, play_id
+
+    from baohuang_env.actions import PASS
+    from baohuang_env.infostate import info_state
+    from baohuang_env.resample import advance, resample_info
+
+    rules = get_rules("jj")
+    hands = [hand(h) for h in ("BJ", "SJ 10", "J Q", "SJ 9 9", "8 8")]
+    true = Game.from_deal(hands, 0, 3, rules)
+    while true.phase == ROLE:  # accept, declare nothing
+        true.step(AutoPlayAgent(rules).act(Encoder(rules).encode(true, true.current_player), true.legal_mask()))
+    for seat, move in ((0, "BJ"), (1, "pass"), (2, "pass"), (3, "pass"), (4, "pass"), (1, "SJ"), (2, "pass"),
+                       (3, "pass"), (4, "pass"), (1, "10")):
+        assert true.current_player == seat
+        true.step(PASS if move == "pass" else play_id(move))
+    info = info_state(true, 2)
+    assert true.phase == PLAY and true.current_player == 2 and np.count_nonzero(info.mask) > 1
+    over = Game.from_deal(hands, 0, 1, rules)  # the guard card with seat 1, who is out
+    assert advance(over, info, check=False) is None and over.is_over
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        world = resample_info(info, rng, uniform=True)
+        assert (world.phase, world.current_player) == (PLAY, 2) and np.array_equal(world.legal_mask(), info.mask)
