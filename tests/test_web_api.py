@@ -49,23 +49,28 @@ def test_hint_presets_are_exactly_the_presets_whose_games_get_hints():
         assert status == (200 if preset in options["hint_presets"] else 409), preset
 
 
-def _shipped_presets() -> set[str]:
-    from agents.pretrained import SHIPPED
+@pytest.fixture(params=["every preset", "jj only"])
+def shipped_presets(request, monkeypatch) -> set[str]:
+    """The presets with a shipped agent: as shipped (every preset), and with the agents of jj
+    alone (`agents.pretrained.SHIPPED` cut down), which stands for a preset without one."""
+    from agents import pretrained
 
-    return {p.preset for p in SHIPPED.values()}
+    if request.param == "jj only":
+        monkeypatch.setattr(pretrained, "SHIPPED", {n: p for n, p in pretrained.SHIPPED.items() if p.preset == "jj"})
+    return {p.preset for p in pretrained.SHIPPED.values()}
 
 
-def test_the_default_hints_fall_back_to_the_heuristic_where_no_agent_is_shipped():
+def test_the_default_hints_fall_back_to_the_heuristic_where_no_agent_is_shipped(shipped_presets):
     """`pretrained,heuristic` (the serve default): in every preset a hint for a real decision,
-    the shipped agent's Q values where one is shipped (jj), the heuristic's choice elsewhere,
-    each answer naming the agent that gave it."""
+    the shipped agent's Q values where one is shipped, the heuristic's choice elsewhere (with
+    jj's agents alone), each answer naming the agent that gave it."""
     pytest.importorskip("torch")
     from baohuang_cli.serve_cmd import DEFAULT_HINTS
 
     client = client_for(seeded_store(hint_spec=DEFAULT_HINTS))
     options = client.get("/api/options").json()
     assert options["presets"] == list(PRESETS) and options["hint_presets"] == options["presets"]
-    assert "jj" in _shipped_presets()
+    assert "jj" in shipped_presets
     for preset in PRESETS:
         game_id, headers, _ = start_game(client, preset, seat=0)
         view = _to_human_turn(client, game_id, headers)
@@ -73,7 +78,7 @@ def test_the_default_hints_fall_back_to_the_heuristic_where_no_agent_is_shipped(
             client.post(f"/api/games/{game_id}/action", headers=headers, json={"action": view["moves"][0]["id"]})
             view = _to_human_turn(client, game_id, headers)
         hint = client.get(f"/api/games/{game_id}/hints", headers=headers).json()
-        shipped = preset in _shipped_presets()
+        shipped = preset in shipped_presets
         assert hint["agent"] == ("pretrained" if shipped else "heuristic"), preset
         assert hint["kind"] == ("values" if shipped else "choice") and hint["moves"], preset
         assert {m["id"] for m in hint["moves"]} <= {m["id"] for m in view["moves"]}, preset
@@ -83,15 +88,16 @@ def test_the_default_hints_fall_back_to_the_heuristic_where_no_agent_is_shipped(
 PREFERRING_SHIPPED = ["pretrained", "heuristic", "greedy", "random"]
 
 
-def test_options_offer_in_each_preset_the_opponents_that_play_it_the_shipped_agent_first():
-    """`pretrained` plays only a preset with a shipped agent (jj): there it is offered and the
-    default; elsewhere the page is not offered it and the heuristic is the default."""
+def test_options_offer_in_each_preset_the_opponents_that_play_it_the_shipped_agent_first(shipped_presets):
+    """`pretrained` plays only a preset with a shipped agent: there it is offered and the
+    default; elsewhere (with jj's agents alone) the page is not offered it and the heuristic is
+    the default."""
     pytest.importorskip("torch")
     options = client_for(SessionStore(PREFERRING_SHIPPED, seed=1)).get("/api/options").json()
     assert options["opponents"] == PREFERRING_SHIPPED
     assert set(options["preset_opponents"]) == set(PRESETS)
     for preset, offered in options["preset_opponents"].items():
-        if preset in _shipped_presets():
+        if preset in shipped_presets:
             assert offered == {"opponents": PREFERRING_SHIPPED, "default": "pretrained"}, preset
         else:
             assert offered == {"opponents": PREFERRING_SHIPPED[1:], "default": "heuristic"}, preset
@@ -116,19 +122,18 @@ def test_options_offer_an_explicit_list_as_given_where_it_plays():
     assert len(store) == 0
 
 
-def test_a_new_game_without_opponents_plays_the_presets_default_in_every_seat():
+def test_a_new_game_without_opponents_plays_the_presets_default_in_every_seat(shipped_presets):
     pytest.importorskip("torch")
     store = SessionStore(PREFERRING_SHIPPED, seed=1)
     client = client_for(store)
-    unshipped = next(p for p in PRESETS if p not in _shipped_presets())
-    for preset in ("jj", "weihai", unshipped):
+    for preset in ("jj", "weihai", "generic216"):
         r = client.post("/api/games", json={"preset": preset, "seat": 2})
         assert r.status_code == 201, r.text
-        expected = "pretrained" if preset in _shipped_presets() else "heuristic"
+        expected = "pretrained" if preset in shipped_presets else "heuristic"
         assert store._games[r.json()["game_id"]].specs == {s: expected for s in (0, 1, 3, 4)}, preset
-    # an offered opponent that cannot play the preset is still refused
-    r = client.post("/api/games", json={"preset": unshipped, "opponents": "pretrained"})
-    assert r.status_code == 400 and f"cannot play preset '{unshipped}'" in r.json()["error"]
+    if "weihai" not in shipped_presets:  # an offered opponent that cannot play the preset is still refused
+        r = client.post("/api/games", json={"preset": "weihai", "opponents": "pretrained"})
+        assert r.status_code == 400 and "cannot play preset 'weihai'" in r.json()["error"]
 
 
 def test_a_seeded_store_deals_the_same_games_on_every_run_and_a_default_one_does_not():
