@@ -29,7 +29,7 @@ def full_spec(spec: str) -> str:
 
 def points(costs: dict[str, dict], report: dict) -> list[dict]:
     """One point per pair of a team-protocol report whose first agent searches."""
-    if report.get("protocol") != "team":
+    if (report.get("protocol") or {}).get("name") != "team-duplicate":
         raise SystemExit("search_curve.py reads team-protocol reports (baohuang eval --protocol team)")
     out = []
     for pair in report["pairs"]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from baohuang_cli.cli import main as cli_main
 from helpers import load_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,23 +85,28 @@ def test_learning_curves_refuse_runs_evaluated_on_other_deals(tmp_path, capsys):
 
 def test_search_curve_matches_each_setting_to_its_cost_and_draws_the_points(tmp_path, capsys):
     sc = load_experiment("search_curve")
-    spec = "search:w=4:m=2"
+    spec = "search:w=2:m=2:endgame=12"
     full = sc.full_spec(spec)
-    assert full.startswith("search:w=4:m=2:") and full.endswith(":base=pretrained")
+    assert full.startswith("search:w=2:m=2:") and full.endswith(":base=pretrained")
+    report = tmp_path / "w2"  # a real team report: the search's last decisions of one deal, both sides
+    assert cli_main(["eval", "--agents", spec, "random", "--protocol", "team", "--deals", "1", "--workers", "1",
+                     "--out", str(report)]) == 0
+    capsys.readouterr()
+    rate = json.loads((report / "report.json").read_text())["pairs"][0]["duplicate_win_rate_a"]
     costs = tmp_path / "costs.jsonl"
     costs.write_text(json.dumps({"spec": full, "ms_p50": 41.5, "ms_per_decision": 4.25, "searched_share": 0.1}) + "\n")
-    pair = {"a": spec, "b": "pretrained", "paired_difference": {"n": 300},
-            "duplicate_win_rate_a": {"rate": 0.53, "low": 0.49, "high": 0.57}}
-    report = tmp_path / "w4"
-    report.mkdir()
-    (report / "report.json").write_text(json.dumps({"protocol": "team", "pairs": [pair]}))
     sc.main([str(report), "--costs", str(costs), "--out", str(tmp_path / "curve.png")])
     row = json.loads(capsys.readouterr().out)
-    assert row == {"search": spec, "opponent": "pretrained", "deals": 300, "duplicate_win_rate": 0.53, "low": 0.49,
-                   "high": 0.57, "ms_per_searched_decision": 41.5, "ms_per_decision": 4.2, "searched_share": 0.1}
+    assert row == {"search": spec, "opponent": "random", "deals": 1, "duplicate_win_rate": round(rate["rate"], 4),
+                   "low": round(rate["low"], 4), "high": round(rate["high"], 4), "ms_per_searched_decision": 41.5,
+                   "ms_per_decision": 4.2, "searched_share": 0.1}
     assert (tmp_path / "curve.png").stat().st_size > 1000
-    other = tmp_path / "w8"
-    other.mkdir()
-    (other / "report.json").write_text(json.dumps({"protocol": "team", "pairs": [{**pair, "a": "search:w=8:m=3"}]}))
-    with pytest.raises(SystemExit, match="no cost line for search:w=8:m=3"):
-        sc.main([str(other), "--costs", str(costs)])
+    costs.write_text(json.dumps({"spec": sc.full_spec("search:w=8:m=3"), "ms_p50": 1, "ms_per_decision": 1,
+                                 "searched_share": 1}) + "\n")
+    with pytest.raises(SystemExit, match="no cost line for search:w=2:m=2:endgame=12"):
+        sc.main([str(report), "--costs", str(costs)])
+    seat = tmp_path / "seat"
+    seat.mkdir()
+    (seat / "report.json").write_text(json.dumps({"protocol": {"name": "seat-duplicate"}, "pairs": []}))
+    with pytest.raises(SystemExit, match="reads team-protocol reports"):
+        sc.main([str(seat), "--costs", str(costs)])
