@@ -52,6 +52,7 @@ def draw(rows: list[dict], out: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for opponent in sorted({r["opponent"] for r in rows}):
@@ -66,6 +67,8 @@ def draw(rows: list[dict], out: Path) -> None:
                         100 * r["duplicate_win_rate"]), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axhline(50, color="grey", lw=0.8, ls="--")
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlabel("ms per searched decision on one core (median)")
     ax.set_ylabel("team duplicate win rate (%), 95% CI")
     ax.legend()
