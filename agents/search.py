@@ -311,21 +311,19 @@ class SearchAgent:
                 flat[owner[b]] = self._result(result.scores[viewer])
             live = rows[step.seat[rows] >= 0]
             play = live[batch.in_play_phase(live)] if live.size else live
-            if (depth > 0 or deadline is not None) and live.size:
+            cut = live[:0]  # the rows scored here by the base's values
+            if depth > 0 and live.size:
                 mine = play[step.seat[play] == viewer]
                 turns[mine] += 1
-                if deadline is not None and time.perf_counter() > deadline:
-                    cut = live
-                elif depth > 0:
-                    cut = np.union1d(mine[turns[mine] >= depth], play[played[play] >= TURN_PLIES * depth])
-                else:
-                    cut = live[:0]
-                if cut.size:
-                    roles = [batch.roles(b) for b in cut.tolist()]
-                    values = self._values(batch.observe(cut), step.mask[cut], step.seat[cut].tolist(),
-                                          [(r.emperor, r.guard) for r in roles], viewer)
-                    flat[[owner[b] for b in cut.tolist()]] = values
-                    live, play = np.setdiff1d(live, cut), np.setdiff1d(play, cut)
+                cut = np.union1d(mine[turns[mine] >= depth], play[played[play] >= TURN_PLIES * depth])
+            if deadline is not None and time.perf_counter() > deadline:
+                cut = live
+            if cut.size:
+                roles = [batch.roles(b) for b in cut.tolist()]
+                values = self._values(batch.observe(cut), step.mask[cut], step.seat[cut].tolist(),
+                                      [(r.emperor, r.guard) for r in roles], viewer)
+                flat[[owner[b] for b in cut.tolist()]] = values
+                live, play = np.setdiff1d(live, cut), np.setdiff1d(play, cut)
             if not live.size:
                 return results
             played[play] += 1

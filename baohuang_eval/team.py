@@ -185,6 +185,7 @@ class TeamProtocol(Protocol):
     seats, then swapped; roles fixed by the auto-play answers."""
 
     name = "team"
+    report_name = "team-duplicate"  # the report's protocol.name, which readers of report.json check
     version = 1
     games_per_deal = len(COMPOSITIONS)
     tables_key = "sides"
@@ -227,7 +228,7 @@ class TeamProtocol(Protocol):
 
     def describe(self, pairing: str) -> dict[str, Any]:
         return {
-            "name": "team-duplicate", "version": self.version,
+            "name": self.report_name, "version": self.version,
             "games_per_deal_per_pair": self.games_per_deal,
             "roles": "role phase answered by the auto-play bot (accept, or call the lowest triple; declare "
                      "nothing; void deals left out): in jj emperor = first holder of the emperor card, guard = "

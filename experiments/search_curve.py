@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from agents.search import SearchSettings
+from baohuang_eval.team import TeamProtocol
 
 
 def full_spec(spec: str) -> str:
@@ -29,7 +30,7 @@ def full_spec(spec: str) -> str:
 
 def points(costs: dict[str, dict], report: dict) -> list[dict]:
     """One point per pair of a team-protocol report whose first agent searches."""
-    if (report.get("protocol") or {}).get("name") != "team-duplicate":
+    if (report.get("protocol") or {}).get("name") != TeamProtocol.report_name:
         raise SystemExit("search_curve.py reads team-protocol reports (baohuang eval --protocol team)")
     out = []
     for pair in report["pairs"]:
@@ -67,8 +68,9 @@ def draw(rows: list[dict], out: Path) -> None:
                         100 * r["duplicate_win_rate"]), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axhline(50, color="grey", lw=0.8, ls="--")
     ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")  # 30, not 3 x 10^1
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_formatter(plain)
     ax.set_xlabel("ms per searched decision on one core (median)")
     ax.set_ylabel("team duplicate win rate (%), 95% CI")
     ax.legend()

@@ -107,6 +107,6 @@ def test_search_curve_matches_each_setting_to_its_cost_and_draws_the_points(tmp_
         sc.main([str(report), "--costs", str(costs)])
     seat = tmp_path / "seat"
     seat.mkdir()
-    (seat / "report.json").write_text(json.dumps({"protocol": {"name": "seat-duplicate"}, "pairs": []}))
+    (seat / "report.json").write_text(json.dumps({"protocol": {"name": "duplicate-rotation"}, "pairs": []}))
     with pytest.raises(SystemExit, match="reads team-protocol reports"):
         sc.main([str(seat), "--costs", str(costs)])
