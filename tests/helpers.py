@@ -110,6 +110,14 @@ def gym_episode_with_opponents(opponents: str, seed: int = 3) -> dict:
     return info
 
 
+def ship_jj_agents_only(monkeypatch) -> None:
+    """Cut the shipped agents (`agents.pretrained.SHIPPED`) down to jj's for one test: every
+    other preset then stands for a preset no shipped agent plays (every preset ships one)."""
+    from agents import pretrained
+
+    monkeypatch.setattr(pretrained, "SHIPPED", {n: p for n, p in pretrained.SHIPPED.items() if p.preset == "jj"})
+
+
 def load_experiment(name: str):
     """The script experiments/NAME.py as a module (the scripts are not installed)."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")

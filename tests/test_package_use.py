@@ -22,6 +22,7 @@ from baohuang_env import Game, get_rules
 from baohuang_env.rules import PRESETS
 from baohuang_env.agent import make_agent
 from baohuang_env.encoding import Encoder
+from helpers import ship_jj_agents_only
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = get_rules("jj")
@@ -56,10 +57,7 @@ def test_unknown_or_unplayable_shipped_agents_say_what_there_is(monkeypatch):
     with pytest.raises(ValueError, match=r"no shipped agent 'nope'; shipped agents: dmc_kickstart_jj, dmc_jj, "):
         find("nope")
     assert {p.preset for p in SHIPPED.values()} == set(PRESETS)  # every preset ships its own agent
-    from agents import pretrained
-
-    jj_only = {name: p for name, p in SHIPPED.items() if p.preset == "jj"}
-    monkeypatch.setattr(pretrained, "SHIPPED", jj_only)  # weihai stands for a preset no shipped agent plays
+    ship_jj_agents_only(monkeypatch)  # weihai stands for a preset no shipped agent plays
     with pytest.raises(ValueError, match=r"no shipped agent plays preset 'weihai' .*shipped agents play: jj\)"):
         make_agent("pretrained", get_rules("weihai"))
     with pytest.raises(ValueError, match="trained for other rules"):

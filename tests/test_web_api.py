@@ -20,6 +20,7 @@ from baohuang_env.replay import save_replay
 from baohuang_env.rules import PRESETS
 from baohuang_web.sessions import SessionStore
 
+from helpers import ship_jj_agents_only
 from web_helpers import SPECS, client_for, play_game, seeded_store, start_game
 
 
@@ -56,7 +57,7 @@ def shipped_presets(request, monkeypatch) -> set[str]:
     from agents import pretrained
 
     if request.param == "jj only":
-        monkeypatch.setattr(pretrained, "SHIPPED", {n: p for n, p in pretrained.SHIPPED.items() if p.preset == "jj"})
+        ship_jj_agents_only(monkeypatch)
     return {p.preset for p in pretrained.SHIPPED.values()}
 
 
