@@ -27,7 +27,8 @@ comma-separated), keys `w` (worlds), `m` (top moves), `rollout` (greedy, heurist
 base), `depth` (the seat's own play-phase turns before the base's values score a play-out;
 -1: to the end), `endgame` (search once at most that many cards are left in all hands; 0:
 every decision), `limit` (milliseconds: no fresh world is drawn after half of it, and the play-outs still
-running when it is spent are scored by the base's values; 0: none), `sampler`
+running when one more batch step and the scoring would overrun it are scored by the base's values,
+so a decision stays within it; 0: none), `sampler`
 (informed, prior, uniform), `objective` (win, score), and `base=SPEC` last (default `pretrained`: the
 preset's shipped agent), e.g.
 `search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`. The defaults
@@ -169,7 +170,8 @@ class SearchAgent:
         self._rollout = self._rollout_agent(settings.rollout)
         self.rng = np.random.default_rng(seed)
         self.stats = SearchStats()
-        self._games = None  # the rollouts' BatchedGames, built at the first search
+        self._games = self._batch()  # built now: its first build loads the compiled engine (about a second)
+        self._scoring = 0.0  # seconds the last scoring by the base's values took (the deadline's reserve)
         self._particles: dict[int, list[Game]] = {}  # per seat: the worlds of its last decision
 
     def _rollout_agent(self, name: str) -> Agent:
@@ -284,7 +286,10 @@ class SearchAgent:
         network's value for `viewer` scores it: its own best Q there, one estimator for every
         candidate. A row whose seat has gone out before that turn is scored where it stands
         after `TURN_PLIES * depth` play-phase moves, by the acting seat's values (signed), and
-        so is every row still playing once `deadline` (a `perf_counter` time) has passed."""
+        so is every row still playing once `deadline` (a `perf_counter` time) leaves no room
+        for one more step of the batch and the scoring after it, each as long as it took before
+        (`_over_time`): the play-outs end within the deadline, not one step and a scoring past it."""
+        began = time.perf_counter()
         results = np.zeros((len(worlds), len(moves)))
         flat = results.reshape(-1)  # row w * len(moves) + i: world w, move i
         games, owner = [], []
@@ -300,12 +305,14 @@ class SearchAgent:
         if not games:
             return results
         depth = self.settings.depth
-        batch = self._batch()
+        batch = self._games
         rows = np.arange(len(games))
         step = batch.load_rows(rows, games)
         actions = np.zeros(batch.num_games, dtype=np.int64)
         played = np.zeros(batch.num_games, dtype=np.int64)  # play-phase moves made by each row
         turns = np.zeros(batch.num_games, dtype=np.int64)  # viewer's play-phase turns reached by each row
+        lap_start = time.perf_counter()
+        lap = lap_start - began  # the longest step so far; at first, setting the rows up
         while True:
             for b, result, _record in step.ended:
                 flat[owner[b]] = self._result(result.scores[viewer])
@@ -316,19 +323,31 @@ class SearchAgent:
                 mine = play[step.seat[play] == viewer]
                 turns[mine] += 1
                 cut = np.union1d(mine[turns[mine] >= depth], play[played[play] >= TURN_PLIES * depth])
-            if deadline is not None and time.perf_counter() > deadline:
+            if self._over_time(deadline, lap):
                 cut = live
             if cut.size:
+                scoring = time.perf_counter()
                 roles = [batch.roles(b) for b in cut.tolist()]
                 values = self._values(batch.observe(cut), step.mask[cut], step.seat[cut].tolist(),
                                       [(r.emperor, r.guard) for r in roles], viewer)
                 flat[[owner[b] for b in cut.tolist()]] = values
                 live, play = np.setdiff1d(live, cut), np.setdiff1d(play, cut)
+                self._scoring = time.perf_counter() - scoring
             if not live.size:
                 return results
             played[play] += 1
             actions[live] = self._rollout_moves(batch, live, step.mask[live])
             step = batch.step(actions, live)
+            now = time.perf_counter()
+            lap, lap_start = max(lap, now - lap_start), now
+
+    def _over_time(self, deadline: float | None, lap: float) -> bool:
+        """Whether the play-outs must stop now to end by `deadline`: one more step of the
+        batch (`lap` seconds, the longest so far) and then scoring every row still playing
+        (as long as the last scoring, or a step's time before any) would pass it."""
+        if deadline is None:
+            return False
+        return time.perf_counter() + lap + max(lap, self._scoring) > deadline
 
     def _rollout_moves(self, batch, live: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The rollout policy's moves in the rows `live`: the base network's as one batch
@@ -350,14 +369,13 @@ class SearchAgent:
         return np.where(same, v, -v)
 
     def _batch(self):
-        """The agent's batch: a row per (world, candidate), kept for its later decisions."""
+        """A batch for the play-outs: a row per (world, candidate), made once per agent."""
         from baohuang_env.batched import BatchedGames
 
-        if self._games is None:
-            rows = self.settings.worlds * (self.settings.top + 1)
-            self._games = BatchedGames(self.rules, rows, autoreset="none", observe=False, engine="arrays")
-            self._games.reset([0] * rows)
-        return self._games
+        rows = self.settings.worlds * (self.settings.top + 1)
+        games = BatchedGames(self.rules, rows, autoreset="none", observe=False, engine="arrays")
+        games.reset([0] * rows)
+        return games
 
     def _result(self, score: int) -> float:
         return reward(score, self.settings.objective)

@@ -3,9 +3,11 @@ observation and legal-move mask only (the same inputs the agent gets when it pla
 
 Agents that score actions show their scores: a DMC agent its Q values (the expected final
 score of each move, `action_values`), a PPO agent its policy's probabilities (`logits`), a
-search agent (`search:...`, docs/search.md) each candidate's mean result over the worlds it
-sampled, with how many and how long it took (from the seat's information state, which is
+search agent (`search:...`, docs/search.md) each candidate's result over the deals it imagined
+(the hidden hands dealt in ways that fit what the seat has seen), in a player's words ("wins
+62% of 8 imagined deals"), with how long it took (from the seat's information state, which is
 what it plays from). Any other agent (the scripted bots) shows only the move it would choose.
+A forced move (the only legal one) is shown as such, without asking the agent.
 """
 
 from __future__ import annotations
@@ -25,10 +27,15 @@ def agent_hint(agent: Agent, observation: np.ndarray, mask: np.ndarray, labels: 
                top: int = TOP_MOVES, info: InfoState | None = None) -> dict[str, Any]:
     """The agent's view of the legal moves: `{"kind", "value_name", "moves": [{id, label,
     value}], "choice"}`, best first; `labels` names every legal action id. A search agent
-    needs `info`, the seat's information state."""
+    needs `info`, the seat's information state. A single legal move is `kind` "forced",
+    with no figures."""
+    legal = np.asarray(mask).view(bool).nonzero()[0]
+    if legal.size == 1:
+        only = int(legal[0])
+        return {"kind": "forced", "value_name": None, "choice": only,
+                "moves": [{"id": only, "label": labels[only], "value": None}]}
     if uses_info_state(agent):
         return _search_hint(agent, info, labels)
-    legal = np.asarray(mask).view(bool).nonzero()[0]
     values: np.ndarray | None = None
     name = None
     if hasattr(agent, "action_values"):
@@ -38,27 +45,45 @@ def agent_hint(agent: Agent, observation: np.ndarray, mask: np.ndarray, labels: 
         p = np.exp(z - z.max())
         values, name = p / p.sum(), "policy probability"
     if values is None:
-        choice = int(agent.act(observation, mask))
-        return {"kind": "choice", "value_name": None, "choice": choice,
-                "moves": [{"id": choice, "label": labels[choice], "value": None}]}
+        return _choice(int(agent.act(observation, mask)), labels)
     order = np.argsort(-values, kind="stable")[:top]
     moves = [{"id": int(legal[i]), "label": labels[int(legal[i])], "value": round(float(values[i]), 4)}
              for i in order]
     return {"kind": "values", "value_name": name, "choice": moves[0]["id"], "moves": moves}
 
 
+def _choice(choice: int, labels: dict[int, str]) -> dict[str, Any]:
+    """The hint of an agent that shows only the move it would choose."""
+    return {"kind": "choice", "value_name": None, "choice": choice,
+            "moves": [{"id": choice, "label": labels[choice], "value": None}]}
+
+
+def search_words(mean: float, deals: int, objective: str) -> str:
+    """A candidate's search result as a player reads it. Under the "win" objective a play-out
+    counts +1 won, -1 lost, 0 drawn, so its mean m is a share of wins (m + 1) / 2 with a draw
+    as half a win ("wins 62% of 8 imagined deals"); under "score", the mean score."""
+    if objective == "win":
+        return f"wins {round(50 * (mean + 1))}% of {deals} imagined deals"
+    return f"scores {mean:+.1f} on average over {deals} imagined deals"
+
+
 def _search_hint(agent: Agent, info: InfoState | None, labels: dict[int, str]) -> dict[str, Any]:
-    """A search agent's candidates by mean result over its sampled worlds (`kind` "search",
-    with `worlds`, `milliseconds` and the agent's time limit, `limit_ms`, 0 for none)."""
+    """A search agent's candidates by their result over the deals it imagined (`kind`
+    "search", each move with its `text` in words, and `worlds`, `milliseconds` and the
+    agent's time limit, `limit_ms`, 0 for none); a search that played nothing out (one
+    candidate) shows only its choice."""
     if info is None:
         raise ValueError("a search agent's hint needs the seat's information state")
     result = agent.search(info)
+    if not result.worlds:
+        return _choice(result.choice, labels)
+    objective = agent.settings.objective
     order = sorted(range(len(result.candidates)), key=lambda i: -result.means[i])
-    moves = [{"id": result.candidates[i], "label": labels[result.candidates[i]], "value": round(result.means[i], 4)}
-             for i in order]
+    moves = [{"id": result.candidates[i], "label": labels[result.candidates[i]], "value": round(result.means[i], 4),
+              "text": search_words(result.means[i], result.worlds, objective)} for i in order]
     ms = round(result.seconds * 1000)
     limit = agent.settings.limit_ms
-    name = (f"mean {agent.settings.objective} over {result.worlds} sampled worlds, {ms} ms"
-            + (f" (limit {limit} ms)" if limit else ""))
+    name = (f"each move played out in {result.worlds} imagined deals (the hidden cards dealt in ways that fit what "
+            f"you have seen), {ms} ms" + (f" of its {limit} ms" if limit else ""))
     return {"kind": "search", "value_name": name, "choice": result.choice, "moves": moves,
             "worlds": result.worlds, "milliseconds": ms, "limit_ms": limit}

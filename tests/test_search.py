@@ -245,7 +245,7 @@ def test_the_page_hint_of_a_search_lists_each_candidates_mean_and_the_worlds_wit
         body = {"action": view["moves"][0]["id"]} if view["your_turn"] else {}
         view = client.post(f"/api/games/{game_id}/{url}", headers=headers, json=body).json()
     assert hint is not None and hint["agent"].startswith("search:") and hint["kind"] == "search"
-    assert hint["worlds"] == 3 and hint["limit_ms"] == 2000 and "3 sampled worlds" in hint["value_name"]
+    assert hint["worlds"] == 3 and hint["limit_ms"] == 2000 and "3 imagined deals" in hint["value_name"]
     values = [m["value"] for m in hint["moves"]]
     assert values == sorted(values, reverse=True) and len(values) >= 2
     assert {m["id"] for m in hint["moves"]} <= {m["id"] for m in view["moves"]}

@@ -205,12 +205,13 @@ async function showHints() {
     const data = await api("GET", `/api/games/${state.id}/hints`);
     const list = el("ol", {class: "hint-list"});
     for (const m of data.moves) {
-      const value = m.value === null ? "" : ` (${data.value_name}: ${m.value})`;
+      // a search's result in words ("wins 62% of 8 imagined deals"), else the agent's figure
+      const value = m.text ? ` — ${m.text}` : m.value === null ? "" : ` (${data.value_name}: ${m.value})`;
       list.append(el("li", {}, m.label + value));
     }
-    const title = data.kind === "values" ? `${data.agent}'s top moves from your seat's view:` :
-      `${data.agent} would play:`;
-    $("hints").replaceChildren(el("p", {}, title), list);
+    const titles = {values: `${data.agent}'s top moves from your seat's view:`,
+      search: `${data.agent}'s top moves: ${data.value_name}:`, forced: "Your only move:"};
+    $("hints").replaceChildren(el("p", {}, titles[data.kind] || `${data.agent} would play:`), list);
   } catch (err) {
     $("hints").replaceChildren(el("p", {class: "error"}, err.message));
   }
