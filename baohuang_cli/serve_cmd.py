@@ -17,7 +17,9 @@ Needs the web extra: pip install "baohuang-rl[web]" (in a clone: pip install -e 
 
 from __future__ import annotations
 
+import errno
 import importlib.util
+import socket
 
 from baohuang_cli.argtypes import positive_int
 
@@ -28,6 +30,8 @@ DEFAULT_HINTS = "pretrained,heuristic"
 #: the game's preset preselected: the same preference as the hints (and as `baohuang play`'s
 #: `agents.pretrained.default_opponent`), then the weaker bots.
 DEFAULT_OPPONENTS = f"{DEFAULT_HINTS},greedy,autoplay,random"
+#: Connections the listening socket queues before the server accepts them (uvicorn's default).
+LISTEN_BACKLOG = 2048
 INSTALL = 'pip install "baohuang-rl[web]" (in a clone: pip install -e ".[web]")'
 
 
@@ -75,26 +79,53 @@ def main(args) -> int:
     for spec in [*specs, *(hint_specs(hints) if hints != "none" else [])]:
         check_spec(spec)
     store = SessionStore(specs, args.preset, None if hints == "none" else hints, args.max_games, seed=args.seed)
-    # load the hint agent and the opponents of each preset now, not in the first page's request
-    store.hint_presets()
-    store.preset_opponents()
     app = create_app(store, args.replays)
-    print(f"Baohuang: open http://{args.host}:{args.port}/ to play, /replay for replays (Ctrl-C stops)")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    sock = listen_socket(args.host, args.port)  # before anything slow, and before a URL is printed
+    with sock:
+        # load the hint agent and the opponents of each preset now, not in the first page's request
+        store.hint_presets()
+        store.preset_opponents()
+        port = sock.getsockname()[1]  # the port the system chose for --port 0
+        print(f"Baohuang: open http://{args.host}:{port}/ to play, /replay for replays (Ctrl-C stops)", flush=True)
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0
 
 
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port) and listening, for the server to accept on (bound as
+    uvicorn binds its own: SO_REUSEADDR, so a port left in TIME_WAIT by a stopped server is
+    free again); a browser that connects before the server runs waits in its queue.
+    ValueError in one line when the port is in use or the address cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(LISTEN_BACKLOG)
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            raise ValueError(f"port {port} on {host} is in use (another server?); pass --port with a free port, "
+                             f"e.g. --port {port + 1 if port < 65535 else 8000}") from None
+        raise ValueError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    return sock
+
+
 def check_spec(spec: str) -> None:
-    """Fail now, not in the first game, on an unknown agent kind or a missing checkpoint
-    (whether a checkpoint fits a preset is checked when a game under it starts)."""
-    from baohuang_env.agent import agent_kinds
+    """Fail now, not in the first game, on an unknown agent kind, a missing checkpoint or a
+    user's module or class that is missing (whether a checkpoint fits a preset is checked when a
+    game under it starts)."""
+    from baohuang_env.agent import agent_kinds, available_agents
+    from baohuang_env.user_agent import user_class
 
     from agents.pretrained import checkpoint_path, find
 
     kind, _, arg = spec.partition(":")
     if kind not in agent_kinds():
-        raise ValueError(f"unknown agent {spec!r}; available agents: {agent_kinds()} (checkpoints as kind:path)")
+        raise ValueError(f"unknown agent {spec!r}; {available_agents()}")
     if kind == "pretrained" and arg:
         find(arg)  # ValueError names the shipped agents
+    elif kind == "python":
+        user_class(arg)  # ValueError: the module or the class is missing, or it makes no agents
     elif arg and kind in ("dmc", "ppo") and not checkpoint_path(arg).is_file():
         raise ValueError(f"agent {spec!r}: no checkpoint file {arg}")

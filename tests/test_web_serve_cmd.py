@@ -138,6 +138,40 @@ def test_serve_starts_on_127_0_0_1_and_serves_the_page_and_the_api():
     assert "open http://127.0.0.1:" in proc.stdout.read()
 
 
+def test_serve_on_a_busy_port_says_so_in_one_line_without_a_url():
+    """The port is bound before the URL is printed: on a port another server listens on, a
+    one-line error naming the port and --port, exit 2, no traceback, and no "open http"."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", str(port),
+                               "--opponents", "random", "--hints", "none"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "open http" not in done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"baohuang serve: error: port {port} on 127.0.0.1 is in use (another server?); pass --port with a free "
+        f"port, e.g. --port {port + 1}"]
+
+
+def test_serve_on_port_0_prints_the_port_the_system_chose():
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    proc = subprocess.Popen([sys.executable, "-m", "baohuang_cli.cli", "serve", "--port", "0", "--opponents",
+                             "random", "--hints", "none"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = line.split("open ", 1)[1].split()[0]
+        assert not url.endswith(":0/")
+        with urllib.request.urlopen(f"{url}api/options", timeout=30) as r:  # answered as soon as it is printed
+            assert json.load(r)["opponents"] == ["random"]
+    finally:
+        stop_server(proc)
+
+
 def test_every_static_file_of_the_web_app_is_package_data():
     """A non-editable install ships the pages: every file under baohuang_web/static matches
     a `[tool.setuptools.package-data]` pattern."""
