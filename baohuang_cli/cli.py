@@ -18,6 +18,7 @@ COMMANDS = {
     "fit": "baohuang_cli.fit_cmd",
     "train": "baohuang_cli.train_cmd",
     "export": "baohuang_cli.export_cmd",
+    "info": "baohuang_cli.info_cmd",
     "replay": "baohuang_cli.replay_cmd",
     "play": "baohuang_cli.play_cmd",
     "serve": "baohuang_cli.serve_cmd",
