@@ -64,6 +64,7 @@ from pettingzoo.utils import wrappers
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
+from .gym_env import check_env_arguments
 from .rewards import check_reward_mode, illegal_move_reward, reward
 from .text import render_for_mode
 from .rules import get_rules
@@ -159,6 +160,7 @@ def env(illegal_reward: float | None = None, **kwargs: Any) -> AECEnv:
     `baohuang_env.rewards.illegal_move_reward`), actions out of range assert
     (AssertOutOfBoundsWrapper; `ActionOutOfBoundsError` says why and what is allowed), call
     order is enforced (OrderEnforcingWrapper). `kwargs` go to `raw_env`."""
+    check_env_arguments("env()", kwargs, env, raw_env)
     e = raw_env(**kwargs)
     e = TerminateIllegalWrapper(e, illegal_reward=illegal_move_reward(e.rules, e.reward_mode, illegal_reward))
     e = AssertOutOfBoundsWrapper(e)
@@ -174,6 +176,7 @@ class raw_env(AECEnv, EzPickle):
 
     def __init__(self, preset: str = "jj", render_mode: str | None = None, reward_mode: str = "score",
                  **rule_overrides: Any) -> None:
+        check_env_arguments("raw_env()", rule_overrides, raw_env)
         EzPickle.__init__(self, preset, render_mode, reward_mode, **rule_overrides)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

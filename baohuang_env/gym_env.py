@@ -21,7 +21,10 @@ than the worst legal reward is refused (`baohuang_env.rewards.illegal_move_rewar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import difflib
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -43,6 +46,31 @@ ILLEGAL_ACTION_MODES = ("terminate", "raise")
 #: Deals an env draws for one episode at most, each ending before the learner's first decision
 #: (about one in twenty in qingdao with random opponents, never in the other presets).
 MAX_DEALS_PER_EPISODE = 1000
+
+
+def check_env_arguments(env_name: str, rule_overrides: Mapping[str, Any], *constructors: Callable[..., Any]) -> None:
+    """Refuse the names among an env's `rule_overrides` (the keywords its constructors'
+    `**kwargs` caught) that are neither a rule flag nor a named parameter of one of its
+    `constructors` (read from their signatures): a `ValueError` that names each, with the
+    closest argument or flag as a guess, and lists what `env_name` takes. The one message of
+    every env adapter (`Baohuang-v0`, its native vector env, `env()`, `raw_env()`)."""
+    flags = [f.name for f in dataclasses.fields(Rules) if f.name != "preset"]
+    unknown = [name for name in rule_overrides if name not in flags]
+    if not unknown:  # the signatures are read only when there is something to refuse
+        return
+    arguments = list(dict.fromkeys(
+        p.name for c in constructors for p in inspect.signature(c).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)))
+    unknown = [name for name in unknown if name not in arguments]
+    if not unknown:
+        return
+    named = []
+    for name in unknown:
+        guess = difflib.get_close_matches(name, arguments + flags, n=1)
+        named.append(f"{name!r} (did you mean {guess[0]}?)" if guess else repr(name))
+    what = "rule flag or argument" if len(unknown) == 1 else "rule flags or arguments"
+    raise ValueError(f"unknown {what} {', '.join(named)}: {env_name} takes {', '.join(arguments)}, "
+                     f"or a rule flag: {', '.join(sorted(flags))}")
 
 
 def episode_seeds(rng: np.random.Generator, learner_seat: int | str, opponents: Sequence[Agent]) -> tuple[int, int]:
@@ -80,6 +108,7 @@ class BaohuangGymEnv(gymnasium.Env):
         render_mode: str | None = None,
         **rule_overrides: Any,
     ) -> None:
+        check_env_arguments("Baohuang-v0", rule_overrides, BaohuangGymEnv)
         self.rules = get_rules(preset, **rule_overrides)
         check_reward_mode(reward_mode)
         if illegal_action not in ILLEGAL_ACTION_MODES:

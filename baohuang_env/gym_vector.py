@@ -40,19 +40,26 @@ from .batched import BatchedGames, BatchStep
 from .cards import NUM_SEATS
 from .draws import drawable, state_addresses
 from .game import GameResult, IllegalActionError
-from .gym_env import MAX_DEALS_PER_EPISODE, BaohuangGymEnv, episode_seeds
+from .gym_env import MAX_DEALS_PER_EPISODE, BaohuangGymEnv, check_env_arguments, episode_seeds
 from .rewards import reward
 
 
 class BaohuangVectorEnv(VectorEnv):
-    """N games of `Baohuang-v0` in one process; the arguments are BaohuangGymEnv's (no rendering)."""
+    """N games of `Baohuang-v0` in one process; the arguments are BaohuangGymEnv's, but it
+    renders nothing: a `render_mode` other than None is refused (Gymnasium's
+    `vectorization_mode="sync"` renders each env, in the modes of `Baohuang-v0`)."""
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 1, preset: str = "jj", opponents: str | Sequence[Any] = "autoplay",
                  learner_seat: int | str = 0, reward_mode: str = "score", illegal_action: str = "terminate",
                  illegal_reward: float | None = None, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                 **rule_overrides: Any) -> None:
+                 render_mode: str | None = None, **rule_overrides: Any) -> None:
+        check_env_arguments("BaohuangVectorEnv", rule_overrides, BaohuangVectorEnv)
+        if render_mode is not None:
+            modes = BaohuangGymEnv.metadata["render_modes"]
+            raise ValueError(f"render_mode {render_mode!r} is not supported by the native vector env, which renders "
+                             f"nothing: use render_mode=None, or vectorization_mode='sync' (render modes {modes})")
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
