@@ -38,8 +38,9 @@ an id; `parse_play` and `action_id` go the other way.
 
 ### Rewards
 
-At the end of the deal each seat receives its score under the preset's scoring (zero-sum),
-or with `reward_mode="win"` +1 / -1 / 0 by the sign of its score (its side won, lost or drew).
+At the end of the deal each seat receives its score under the preset's scoring (zero-sum except
+in `qingdao`, where each seat gets its team's score), or with `reward_mode="win"` +1 / -1 / 0 by
+the sign of its score (its side won, lost or drew).
 No reward before the end. An illegal action ends the game in `env()` (PettingZoo's
 TerminateIllegalWrapper) with `illegal_reward` for the offender, 0 for the others; `raw_env()`
 raises `IllegalActionError`. An illegal move never pays better than the worst legal deal: the

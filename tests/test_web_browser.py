@@ -32,7 +32,8 @@ from web_helpers import stop_server
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium")
 if CHROMIUM is None:
-    pytest.skip("no chromium on PATH (apt-get install chromium; .ci/run does)", allow_module_level=True)
+    pytest.skip("no chromium on PATH: install it with `apt-get install -y chromium` (Debian; .ci/run does)",
+                allow_module_level=True)
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
