@@ -78,10 +78,11 @@ def require_onnx() -> Any:
     return onnx
 
 
-def load_scoring_agent(checkpoint: str | os.PathLike) -> DMCAgent | PPOAgent:
+def load_scoring_agent(checkpoint: str | os.PathLike, ckpt: dict[str, Any] | None = None) -> DMCAgent | PPOAgent:
     """The agent of a DMC or PPO checkpoint (training checkpoint or playing copy), for the
-    rules it was trained for: what the exported graph computes, in numpy."""
-    ckpt = load_checkpoint(checkpoint)
+    rules it was trained for: what the exported graph computes, in numpy. `ckpt`: the
+    checkpoint already loaded from that file, if it was."""
+    ckpt = load_checkpoint(checkpoint) if ckpt is None else ckpt
     compat = ckpt.get("compat", {})
     rules = Rules.from_dict(compat["rules"])
     algo = compat.get("algo")
@@ -119,6 +120,7 @@ class ScoringGraph(nn.Module):
 
 
 def _networks(agent: DMCAgent | PPOAgent) -> list[nn.Module]:
+    """The scorers the graph holds: DMC's networks in `DMCAgent.network_of`'s order, or PPO's policy."""
     return list(agent.nets) if isinstance(agent, DMCAgent) else [agent.net.policy]
 
 
@@ -178,8 +180,9 @@ def export_onnx(checkpoint: str | os.PathLike, out: str | os.PathLike, force: bo
         raise ValueError(f"the ONNX file must end in .onnx (got {out}); e.g. {out.with_suffix('.onnx')}")
     if out.exists() and not force:
         raise ValueError(f"{out} already exists; pass --force to replace it, or choose another file")
-    agent = load_scoring_agent(checkpoint)
-    meta = export_metadata(checkpoint, load_checkpoint(checkpoint))
+    ckpt = load_checkpoint(checkpoint)
+    agent = load_scoring_agent(checkpoint, ckpt)
+    meta = export_metadata(checkpoint, ckpt)
     graph = ScoringGraph(_networks(agent), agent.rules).eval()
     sizes = json.loads(meta["inputs"])
     example = (torch.zeros(2, sizes["observation"][1]), torch.zeros(2, 3, sizes["action_features"][2]))
