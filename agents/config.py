@@ -12,14 +12,16 @@ A renamed key (`RENAMED_KEYS`) still loads under its old name, with a FutureWarn
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import types
 import typing
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path, PurePath
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import yaml
 
@@ -52,12 +54,45 @@ def check_device_spec(spec: Any) -> None:
 #: Where a trainer's actors or rollout workers run (`RunConfig.backend`).
 BACKENDS = ("local", "ray")
 
+#: The allowed values of a numeric knob: (the test, what the message says is allowed).
+Bound = tuple[Callable[[float], bool], str]
+POSITIVE: Bound = (lambda v: v > 0, "> 0")
+NON_NEGATIVE: Bound = (lambda v: v >= 0, ">= 0")
+PROBABILITY: Bound = (lambda v: 0 <= v <= 1, "in [0, 1]")
+
+
+def check_bounds(cfg: Any, bounds: dict[str, Bound]) -> None:
+    """ValueError naming the first knob of `cfg` outside its bound and what is allowed (NaN
+    is never allowed: every test is False for it)."""
+    for name, (ok, allowed) in bounds.items():
+        value = getattr(cfg, name)
+        if not ok(value):
+            raise ValueError(f"{name} must be {allowed}, got {value!r}")
+
+
+class UnknownKeys(ValueError):
+    """Keys no field of the config has, with where they came from (`source`: a YAML file, the
+    command line), so that a caller can say more (`baohuang train`: a config of the other
+    trainer)."""
+
+    def __init__(self, source: str, keys: list[str], fields: set[str]) -> None:
+        self.source, self.keys = source, keys
+        guesses = {k: difflib.get_close_matches(k, sorted(fields), n=1) for k in keys}
+        if all(guesses.values()):
+            hint = "; ".join(f"did you mean {g[0]}?" for g in guesses.values())
+        else:
+            hint = f"allowed keys: {sorted(fields)}"
+        what = f"key {keys[0]!r}" if len(keys) == 1 else f"keys {keys}"
+        super().__init__(f"{source}: unknown {what} ({hint})")
+
 
 @dataclass
 class RunConfig:
     """The knobs every trainer shares (`DMCConfig`, `PPOConfig` extend it): what to train on,
     the budget, checkpoints, the evaluations against scripted bots, logging."""
 
+    ALGO: ClassVar[str] = ""
+    """The trainer's name (`baohuang train <ALGO>`), set by each trainer's config."""
     exp_name: str = "run"
     """Name of the experiment, part of the run directory name."""
     preset: str = "jj"
@@ -75,8 +110,9 @@ class RunConfig:
     spend none of it. Training stops at whichever of this and total_frames comes first."""
     total_frames: int = 0
     """Stop after this many environment steps (0: no limit)."""
-    checkpoint_minutes: float = 2.0
-    """Write a checkpoint this often (and always at the end)."""
+    checkpoint_minutes: float = 1.0
+    """Write a checkpoint this often (and always at the end, Ctrl-C included): a crash loses
+    at most this much training."""
     eval_minutes: float = 3.0
     """Evaluate against eval_opponents every this many minutes of training (0: only at the end);
     the evaluation's own time is off the budget."""
@@ -115,8 +151,11 @@ class RunConfig:
     def validate(self) -> None:
         """Raise ValueError naming the first knob with an impossible value."""
         check_reward_mode(self.reward_mode)
-        if self.guard_head_weight < 0:
-            raise ValueError(f"guard_head_weight must be >= 0, got {self.guard_head_weight}")
+        check_bounds(self, {
+            "seed": NON_NEGATIVE, "reward_scale": POSITIVE, "total_minutes": NON_NEGATIVE,
+            "total_frames": NON_NEGATIVE, "checkpoint_minutes": NON_NEGATIVE, "eval_minutes": NON_NEGATIVE,
+            "eval_deals": POSITIVE, "final_eval_deals": POSITIVE, "eval_deal_seed": NON_NEGATIVE,
+            "log_seconds": NON_NEGATIVE, "guard_head_weight": NON_NEGATIVE})
         check_distinct_tags("eval_opponents", self.eval_opponents)
         if self.eval_protocol not in ("team", "seat"):
             raise ValueError(f"eval_protocol must be 'team' or 'seat', got {self.eval_protocol!r}")
@@ -250,15 +289,20 @@ def config_from_dict(cls: type[T], data: dict[str, Any], source: str = "config")
     hints = typing.get_type_hints(cls)
     fields = {f.name for f in dataclasses.fields(cls)}
     data = _renamed(data, fields, source)
-    unknown = sorted(set(data) - fields)
-    if unknown:
-        raise ValueError(f"{source}: unknown key(s) {unknown}; allowed keys: {sorted(fields)}")
+    check_keys(data, fields, source)
     values = {k: _coerce(k, v, hints[k]) for k, v in data.items()}
     cfg = cls(**values)
     check = getattr(cfg, "validate", None)
     if check is not None:
         check()
     return cfg
+
+
+def check_keys(data: dict[str, Any], fields: set[str], source: str) -> None:
+    """`UnknownKeys` for the keys of `data` that are no field, blamed on `source`."""
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise UnknownKeys(source, unknown, fields)
 
 
 def _renamed(data: dict[str, Any], fields: set[str], source: str) -> dict[str, Any]:
@@ -336,9 +380,12 @@ def load_config(cls: type[T], path: str | Path | None = None, overrides: list[st
     in whichever layer gives it."""
     fields = {f.name for f in dataclasses.fields(cls)}
     data = dict(base or {})
-    if path is not None:
-        data.update(_renamed(_read_yaml(path), fields, str(path)))
-    data.update(_renamed(parse_overrides(overrides or []), fields, "command line"))
+    layers = [(str(path), _read_yaml(path))] if path is not None else []
+    layers.append(("the command line", parse_overrides(overrides or [])))
+    for source, layer in layers:  # an unknown key is blamed on the layer that gave it
+        layer = _renamed(layer, fields, source)
+        check_keys(layer, fields, source)
+        data.update(layer)
     return config_from_dict(cls, data, source=str(path) if path else "config")
 
 

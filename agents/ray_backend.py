@@ -4,6 +4,8 @@ here and in the Ray modules of `agents.dmc.ray_actors` and `agents.ppo.ray_worke
 * `require_ray()`: Ray, or at once a ValueError with the install command.
 * `ray_session(address)`: connects for a run; "" starts a Ray instance on 127.0.0.1 for the
   run and stops it at the end, "auto" or HOST:PORT joins a running cluster (left running).
+  Ray's processes ignore the terminal's Ctrl-C, and the run keeps its own stop handlers
+  (`agents.run.StopSignals`), so a Ctrl-C or SIGTERM still ends with a checkpoint.
 * `ACTOR_OPTIONS`: every actor is restarted by Ray when it dies (its process killed, its node
   lost), and a call it had in flight is retried on the new one.
 * `restart_count()` and `actor_seed(...)`: an actor's seed follows the run's seed, the
@@ -21,6 +23,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from .run import children_ignore_ctrl_c, stop_handlers_kept
 
 #: How to get Ray: the project's optional extra (Ray Core only).
 INSTALL_HINT = 'pip install -e ".[ray]"'
@@ -50,15 +54,16 @@ def ray_session(address: str) -> Iterator[Any]:
     if ray.is_initialized():
         yield ray
         return
-    if address:
-        try:
-            ray.init(address=address, log_to_driver=True)
-        except ConnectionError as err:
-            raise ValueError(f"ray_address={address!r}: cannot join a Ray cluster there ({err}). Start one "
-                             "first (`ray start --head` on this host), or give ray_address='' to start a Ray "
-                             "instance for this run only") from None
-    else:
-        ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=True)
+    with stop_handlers_kept(), children_ignore_ctrl_c():  # the run stops Ray itself, after its checkpoint
+        if address:
+            try:
+                ray.init(address=address, log_to_driver=True)
+            except ConnectionError as err:
+                raise ValueError(f"ray_address={address!r}: cannot join a Ray cluster there ({err}). Start one "
+                                 "first (`ray start --head` on this host), or give ray_address='' to start a Ray "
+                                 "instance for this run only") from None
+        else:
+            ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=True)
     try:
         yield ray
     finally:

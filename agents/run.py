@@ -1,21 +1,26 @@
 """The run around a trainer's loop, written once for DMC and PPO: its directory (made afresh,
 locked while a process trains in it) and TensorBoard writer, resuming from a checkpoint
 (with the run's own config: `resume_config`, `MID_RUN_KEYS`), the counters, the clock (time
-and frame budget; log, checkpoint and evaluation cadence) and the final save.
+and frame budget; log, checkpoint and evaluation cadence) the final save, and stopping on
+Ctrl-C or SIGTERM (`StopSignals`: the loop ends, the actors stop, a checkpoint is written and
+`RunInterrupted` says where the run is and how to resume it).
 
 A trainer reads top to bottom:
 
-    run = open_run(cfg, resume, load=..., counters=MyCounters(), log=log)
-    ... build networks; if run.checkpoint: load their states ...
-    clock = RunClock(cfg, run.counters, frames=lambda: ...)
-    while not clock.done():
-        ... play, learn, count run.counters.updates ...
-        clock.tick()
-        if clock.due("log"): print(clock.progress("algo", clock.frame_rate(), "loss ..."))
-        if clock.due("checkpoint"): run.save(payload())
-        if clock.due("eval"):
-            with clock.evaluating(): evaluate()  # not training time: off the budget
-    return run.finish(payload(), "[algo] done: ...", log)
+    with open_run(cfg, resume, load=..., counters=MyCounters(), log=log) as run:
+        ... build networks; if run.checkpoint: load their states ...
+        with children_ignore_ctrl_c():
+            ... start the actor processes ...
+        clock = RunClock(cfg, run.counters, frames=lambda: ..., stop=run.stop)
+        while not clock.done():  # done on Ctrl-C too
+            ... play, learn, count run.counters.updates ...
+            clock.tick()
+            if clock.due("log"): print(clock.progress("algo", clock.frame_rate(), "loss ..."))
+            if clock.due("checkpoint"): run.save(payload())
+            if clock.due("eval"):
+                with clock.evaluating(): evaluate()  # not training time: off the budget
+        ... stop the actors ...
+        return run.finish(payload(), "N frames, M updates in ...", log)  # raises RunInterrupted after Ctrl-C
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ from __future__ import annotations
 import fcntl
 import math
 import os
+import shlex
+import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -77,6 +85,102 @@ MID_RUN_KEYS = frozenset({
 })
 
 
+#: The signals that stop a run with a checkpoint: Ctrl-C, and what `kill`, schedulers and
+#: container runtimes send.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: How the stop line names each signal.
+SIGNAL_WORDS = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
+
+
+def _in_main_thread() -> bool:
+    """Signal handlers can be set only from the main thread (a trainer run from another
+    thread, as a library call, keeps Python's defaults)."""
+    return threading.current_thread() is threading.main_thread()
+
+
+class StopSignals:
+    """Ctrl-C (SIGINT) and SIGTERM while a run trains. The first asks the run to stop: the
+    learner loop ends at its next clock reading (`RunClock.done`), the actors stop and
+    `Run.finish` writes the checkpoint, then raises `RunInterrupted`. A second aborts at once,
+    as the signal would have without this (SIGINT: KeyboardInterrupt; SIGTERM: death); the
+    run keeps its last checkpoint (checkpoints are written atomically)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None  # the first stop signal received
+        self._previous: dict[int, object] = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    def install(self) -> None:
+        if not _in_main_thread():
+            return
+        for sig in STOP_SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def restore(self) -> None:
+        """Python's handlers (or whichever were set before `install`) again."""
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.signum is None:
+            self.signum = signum
+            return
+        previous = self._previous.get(signum, signal.SIG_DFL)
+        self.restore()
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL:
+            signal.raise_signal(signum)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by a signal after writing its checkpoint (`Run.finish` printed where and
+    how to resume). `exit_code` is the shell's convention for death by that signal: 130 for
+    SIGINT, 143 for SIGTERM."""
+
+    def __init__(self, run_dir: Path, signum: int) -> None:
+        super().__init__(f"{run_dir}: stopped by {SIGNAL_WORDS.get(signum, signal.Signals(signum).name)}")
+        self.run_dir, self.signum, self.exit_code = run_dir, signum, 128 + signum
+
+
+@contextmanager
+def children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside ignore SIGINT (a disposition kept across fork and exec). The
+    terminal sends Ctrl-C to its whole foreground process group, actors included; the learner
+    stops them itself, once it has their last rows, so they neither die mid-game nor print
+    KeyboardInterrupt tracebacks of their own. This process's own SIGINT is held meanwhile
+    and delivered on exit."""
+    if not _in_main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+@contextmanager
+def stop_handlers_kept() -> Iterator[None]:
+    """The stop signals' handlers as they were before, whatever code inside sets (`ray.init`
+    sets a SIGTERM handler that exits at once, which would lose a run's checkpoint)."""
+    if not _in_main_thread():
+        yield
+        return
+    before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 class FrameRate:
     """Frames per second between successive readings."""
 
@@ -95,11 +199,13 @@ class RunClock:
     `total_frames`) ends the run at whichever comes first; `due(event)` says when to log
     (`log_seconds`), checkpoint (`checkpoint_minutes`) and evaluate (`eval_minutes`, 0: never
     during training). `counters.elapsed_s` follows the training time and `counters.eval_s`
-    the evaluation time, each over all resumes."""
+    the evaluation time, each over all resumes. With `stop` (the run's `StopSignals`), a
+    Ctrl-C or SIGTERM ends the run too."""
 
     def __init__(self, cfg: RunConfig, counters: Counters, frames: Callable[[], int] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, stop: StopSignals | None = None) -> None:
         self.counters, self.total_frames, self._frames, self._clock = counters, cfg.total_frames, frames, clock
+        self._stop = stop
         self.budget_s = cfg.total_minutes * 60 if cfg.total_minutes > 0 else math.inf
         self.every = {"log": cfg.log_seconds, "checkpoint": cfg.checkpoint_minutes * 60,
                       "eval": cfg.eval_minutes * 60 if cfg.eval_minutes > 0 else math.inf}
@@ -121,12 +227,17 @@ class RunClock:
             self.counters.frames = self._frames()
         return self.now
 
+    def stopping(self) -> bool:
+        """Was the run asked to stop (Ctrl-C, SIGTERM)? Cheap: a loop inside an iteration (a
+        rollout) may ask it every step, so that a stop never waits for a whole iteration."""
+        return self._stop is not None and self._stop.requested
+
     def done(self) -> bool:
-        """Is the budget spent? Ticks, then compares the frames with total_frames and the
-        training time with total_minutes."""
+        """Is the budget spent, or the run asked to stop? Ticks, then compares the frames with
+        total_frames and the training time with total_minutes."""
         self.tick()
         over_frames = self.total_frames > 0 and self.counters.frames >= self.total_frames
-        return over_frames or self.counters.elapsed_s >= self.budget_s
+        return over_frames or self.counters.elapsed_s >= self.budget_s or self.stopping()
 
     def due(self, event: str) -> bool:
         """Has `event`'s period of training time passed since it last happened (as of the last
@@ -190,6 +301,21 @@ def checkpoint_path(resume: str | os.PathLike) -> Path:
     """`--resume` takes a run directory or a checkpoint file."""
     path = Path(resume)
     return path / CHECKPOINT_NAME if path.is_dir() else path
+
+
+def existing_checkpoint(resume: str | os.PathLike, algo: str) -> Path:
+    """The checkpoint `--resume` names, refused (ValueError) when there is none: a run
+    directory without one never wrote one (it was killed, or stopped twice, before its first
+    checkpoint), which the message says, with the command that starts it again."""
+    path = checkpoint_path(resume)
+    if path.is_file():
+        return path
+    config = path.parent / "config.yaml"
+    if path.name == CHECKPOINT_NAME and config.is_file():
+        again = f"baohuang train {algo} --config {shlex.quote(str(config))}" if algo else f"--config {config}"
+        raise ValueError(f"cannot resume {path.parent}: that run never wrote a checkpoint (it was ended before "
+                         f"its first one), so there is nothing to continue. Start it again with: {again}")
+    raise ValueError(f"cannot resume {resume}: there is no checkpoint {path}")
 
 
 class RunLock:
@@ -259,31 +385,60 @@ def start_run(cfg: RunConfig, lock: RunLock) -> Any:
 @dataclass
 class Run:
     """An open run: where it writes, its TensorBoard writer, its counters, the checkpoint it
-    resumed from (None for a new run), and the lock it holds on its directory."""
+    resumed from (None for a new run), the lock it holds on its directory, and the name of its
+    trainer (`RunConfig.ALGO`). As a context manager it also stops on Ctrl-C and SIGTERM
+    (`stop`: installed on entry) and lets everything go on exit, however the run ends."""
 
     dir: Path
     writer: Any
     counters: Counters
     lock: RunLock = field(repr=False)
     checkpoint: dict[str, Any] | None = field(default=None, repr=False)
+    algo: str = ""
+    stop: StopSignals = field(default_factory=StopSignals, repr=False)
 
     @property
     def checkpoint_file(self) -> Path:
         return self.dir / CHECKPOINT_NAME
 
+    def __enter__(self) -> Run:
+        self.stop.install()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def save(self, payload: dict[str, Any]) -> None:
         """Write the training checkpoint (atomically)."""
         save_checkpoint(self.checkpoint_file, payload)
 
+    def resume_command(self) -> str:
+        """The command that continues this run."""
+        return f"baohuang train {self.algo} --resume {shlex.quote(str(self.dir))}"
+
     def finish(self, payload: dict[str, Any], summary: str, log=sys.stderr) -> Path:
-        """The final checkpoint and its playing copy `model.pt`; prints `summary` and where the
-        checkpoint is, closes TensorBoard, lets the run directory go and returns it."""
+        """The final checkpoint and its playing copy `model.pt`; prints one line, `[algo] done:
+        <summary>` and where the checkpoint is, closes TensorBoard, lets the run directory go
+        and returns it. A run stopped by a signal says instead that it stopped, where, and the
+        command that resumes it, then raises `RunInterrupted`."""
         self.save(payload)
         export_model(self.checkpoint_file, self.dir / MODEL_NAME, force=True)  # its own playing copy
-        print(f"{summary}; checkpoint {self.checkpoint_file}", file=log, flush=True)
-        self.writer.close()
-        self.lock.release()
+        tag = f"[{self.algo}] " if self.algo else ""
+        if self.stop.signum is None:
+            print(f"{tag}done: {summary}; checkpoint {self.checkpoint_file}", file=log, flush=True)
+        else:
+            print(f"{tag}stopped by {SIGNAL_WORDS[self.stop.signum]} after {summary}; checkpoint "
+                  f"{self.checkpoint_file}; resume with: {self.resume_command()}", file=log, flush=True)
+        self.close()
+        if self.stop.signum is not None:
+            raise RunInterrupted(self.dir, self.stop.signum)
         return self.dir
+
+    def close(self) -> None:
+        """Close TensorBoard, restore the signal handlers and let the run directory go (again: nothing)."""
+        self.writer.close()
+        self.stop.restore()
+        self.lock.release()
 
 
 def _saved_config(cls: type[R], ckpt: dict[str, Any], path: Path) -> R:
@@ -335,7 +490,7 @@ def resume_config(cls: type[R], resume: str | os.PathLike, path: str | os.PathLi
 
     Refused (ValueError): a playing copy, a checkpoint of another algorithm than `algo`, a
     change of a key that cannot change mid-run."""
-    file = checkpoint_path(resume)
+    file = existing_checkpoint(resume, algo)
     ckpt = load_checkpoint(file)
     have = ckpt.get("compat", {}).get("algo")
     if have != algo:
@@ -351,7 +506,8 @@ def resume_config(cls: type[R], resume: str | os.PathLike, path: str | os.PathLi
 
 def open_run(cfg: RunConfig, resume: str | os.PathLike | None, load: Callable[[Path], dict[str, Any]],
              counters: C, log=sys.stderr) -> Run:
-    """Start a new run, or resume one from `resume` (a run directory or checkpoint file).
+    """Start a new run, or resume one from `resume` (a run directory or checkpoint file), and
+    say which in a first line naming the run directory.
 
     Either way the run directory is locked for this process (`RunLock`: a second trainer in
     it is refused). Resuming: `load(path)` reads the checkpoint (and refuses one for other
@@ -360,14 +516,14 @@ def open_run(cfg: RunConfig, resume: str | os.PathLike | None, load: Callable[[P
     checkpoint's folder with its counters. A refused resume changes nothing in the run
     directory. Then the resolved config is written there, TensorBoard is opened, and the
     global generators are seeded with `cfg.seed + counters.updates` (a resumed run then
-    restores the checkpoint's RNG states itself, with `training.set_rng_state`).
+    restores the checkpoint's RNG states itself, with `training.set_rng_state`). Enter the
+    returned `Run` (`with`) to stop on Ctrl-C with a checkpoint.
     """
+    tag = f"[{cfg.ALGO}] " if cfg.ALGO else ""
     if resume is None:
         lock, ckpt = RunLock(make_run_dir(cfg)), None
     else:
-        path = checkpoint_path(resume)
-        if not path.is_file():
-            raise ValueError(f"cannot resume {resume}: there is no checkpoint {path}")
+        path = existing_checkpoint(resume, cfg.ALGO)
         lock = RunLock(path.parent)
         try:
             ckpt = load(path)
@@ -379,8 +535,10 @@ def open_run(cfg: RunConfig, resume: str | os.PathLike | None, load: Callable[[P
             raise
     writer = start_run(cfg, lock)
     seed_everything(cfg.seed + counters.updates)
-    if ckpt is not None:
+    if ckpt is None:
+        print(f"{tag}run {lock.dir} (Ctrl-C stops it with a checkpoint to resume from)", file=log, flush=True)
+    else:
         changed = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changes.items())
-        print(f"resumed {lock.dir} at {counters.frames} frames, {counters.updates} updates"
-              + (f" ({changed})" if changed else ""), file=log)
-    return Run(lock.dir, writer, counters, lock, ckpt)
+        print(f"{tag}resumed {lock.dir} at {counters.frames} frames, {counters.updates} updates"
+              + (f" ({changed})" if changed else ""), file=log, flush=True)
+    return Run(lock.dir, writer, counters, lock, ckpt, algo=cfg.ALGO)

@@ -6,11 +6,13 @@ cadences, the evaluations, the worker counts).
 
 Trains, then evaluates the final networks against the config's scripted bots on a fixed,
 held-out duplicate deal set, with both evaluation protocols (docs/evaluation.md), and prints
-the tables.
+the tables. Ctrl-C (or SIGTERM) stops the run with a checkpoint, prints the command that
+resumes it and exits with 130 (143), without the evaluation (`agents.run.StopSignals`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from baohuang_cli.argtypes import positive_int
@@ -42,16 +44,46 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from agents.config import load_config
-    from agents.run import MODEL_NAME, resume_config
+    from agents.run import RunInterrupted
+
+    try:
+        return _train(args)
+    except RunInterrupted as stopped:  # the run said where it is and how to resume it
+        return stopped.exit_code
+    except KeyboardInterrupt:  # before the run started, or a second Ctrl-C: no checkpoint written now
+        print("baohuang train: aborted by Ctrl-C; a run keeps its last checkpoint", file=sys.stderr)
+        return 130
+
+
+def _config(args, config_cls):
+    """The run's config: a resumed run's own with --config and key=value on top
+    (MID_RUN_KEYS only), else --config and key=value over the defaults. A key of the other
+    trainer's config says which trainer the file is for."""
+    from agents.config import UnknownKeys, load_config
+    from agents.run import resume_config
+
+    try:
+        if args.resume:
+            return resume_config(config_cls, args.resume, args.config, args.overrides, algo=args.algo)
+        return load_config(config_cls, args.config, args.overrides)
+    except UnknownKeys as err:
+        for algo, (other, _) in ALGOS.items():
+            fields = {f.name for f in dataclasses.fields(_load(other))}
+            if algo != args.algo and set(err.keys) <= fields:
+                keys = ", ".join(err.keys)
+                raise ValueError(f"{err.source}: {keys} {'is a key' if len(err.keys) == 1 else 'are keys'} of baohuang train {algo}, "
+                                 f"not {args.algo}: this looks like a {algo.upper()} config; "
+                                 f"use baohuang train {algo}") from None
+        raise
+
+
+def _train(args) -> int:
+    from agents.run import MODEL_NAME
     from agents.training import final_evaluation
     from baohuang_eval import validate_specs
 
     config_cls, train = (_load(path) for path in ALGOS[args.algo])
-    if args.resume:  # the run's own config, with --config and overrides on top (MID_RUN_KEYS only)
-        cfg = resume_config(config_cls, args.resume, args.config, args.overrides, algo=args.algo)
-    else:
-        cfg = load_config(config_cls, args.config, args.overrides)
+    cfg = _config(args, config_cls)
     rules = cfg.build_rules()  # once for the run: training and the final evaluation use these
     if not args.no_eval or cfg.eval_minutes > 0:
         validate_specs(cfg.eval_opponents, rules)  # a typo in the bots fails now, not after training

@@ -139,7 +139,8 @@ def test_open_resume_and_finish_a_run(tmp_path):
     cfg = config(f"runs_dir={tmp_path}", "exp_name=t", "seed=5")
     log = io.StringIO()
     run = open_run(cfg, None, load=lambda p: pytest.fail("nothing to load"), counters=MyCounters(), log=log)
-    assert run.checkpoint is None and run.counters == MyCounters() and log.getvalue() == ""
+    assert run.checkpoint is None and run.counters == MyCounters()
+    assert log.getvalue() == f"run {run.dir} (Ctrl-C stops it with a checkpoint to resume from)\n"
     assert run.dir.parent == tmp_path and run.dir.name.startswith("baohuang-jj__t__5__")
     assert yaml.safe_load((run.dir / "config.yaml").read_text())["seed"] == 5
     first_draw = torch.rand(1)

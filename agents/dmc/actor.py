@@ -201,7 +201,8 @@ class Collector:
 
 def actor_process(cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers, free_queues, full_queue,
                   frames, stop, seed: int) -> None:
-    """Entry point of an actor process: play until `stop` is set."""
+    """Entry point of an actor process: play until `stop` is set. It ignores Ctrl-C (started
+    under `agents.run.children_ignore_ctrl_c`): the learner sets `stop` once it stops."""
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     from threadpoolctl import threadpool_limits
 
@@ -214,8 +215,5 @@ def actor_process(cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffer
         return stop.is_set() or os.getppid() != learner  # reparented: the learner is gone
 
     collector = Collector(cfg, rules, nets, buffers, free_queues, full_queue, frames, seed, should_stop=should_stop)
-    try:
-        while not should_stop():
-            collector.play_game()
-    except KeyboardInterrupt:
-        pass
+    while not should_stop():
+        collector.play_game()

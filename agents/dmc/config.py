@@ -11,10 +11,10 @@ before `networks` existed holds per-role networks (`checkpoint_networks`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..advice import check_advice
-from ..config import RunConfig
+from ..config import NON_NEGATIVE, POSITIVE, PROBABILITY, RunConfig, check_bounds
 from ..opponents import SELF, check_opponent_mix
 from .model import network_names
 
@@ -33,6 +33,7 @@ def checkpoint_networks(arch: dict[str, Any]) -> str:
 class DMCConfig(RunConfig):
     """Every knob of `baohuang train dmc` (with `RunConfig`'s). YAML keys are these field names."""
 
+    ALGO: ClassVar[str] = "dmc"
     exp_name: str = "dmc"
     """Name of the experiment, part of the run directory name."""
     reward_mode: str = "win"
@@ -108,22 +109,17 @@ class DMCConfig(RunConfig):
         network_names(self.networks)
         check_advice(self.advice)
         check_opponent_mix(self.opponent_mix, special=(SELF,))
-        positive = {"games_per_actor": self.games_per_actor, "unroll_length": self.unroll_length,
-                    "slots_per_role": self.slots_per_role,
-                    "batch_slots": self.batch_slots, "hidden": self.hidden, "head": self.head}
-        for name, value in positive.items():
-            if value <= 0:
-                raise ValueError(f"{name} must be positive, got {value}")
+        check_bounds(self, {
+            "actors": NON_NEGATIVE, "games_per_actor": POSITIVE, "epsilon": PROBABILITY,
+            "teacher_frames": NON_NEGATIVE, "teacher_margin": NON_NEGATIVE, "unroll_length": POSITIVE,
+            "slots_per_role": POSITIVE, "batch_slots": POSITIVE, "learning_rate": NON_NEGATIVE,
+            "max_grad_norm": POSITIVE, "hidden": POSITIVE, "head": POSITIVE})
         if self.batch_slots > self.slots_per_role // 2:
             raise ValueError(f"batch_slots ({self.batch_slots}) must be at most half of slots_per_role "
                              f"({self.slots_per_role}) so actors never starve")
-        if self.teacher_frames < 0 or (self.teacher_frames > 0) != bool(self.teacher):
+        if (self.teacher_frames > 0) != bool(self.teacher):
             raise ValueError(f"teacher={self.teacher!r} with teacher_frames={self.teacher_frames}: set both "
                              "(an agent spec and a positive frame count) or neither")
-        if self.teacher_margin < 0:
-            raise ValueError(f"teacher_margin must be >= 0, got {self.teacher_margin}")
-        if self.actors < 0 or not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError("actors must be >= 0 and epsilon in [0, 1]")
         if self.backend == "ray" and self.actors < 1:
             raise ValueError(f"backend=ray needs actors >= 1 (the Ray actors that play), got {self.actors}")
 

@@ -29,7 +29,7 @@ from ..device import learner_copy, sync_to, training_device
 from ..guard_head import GuardHead, guard_head_loss, guard_hidden
 from ..networks import ActionScorer
 from ..ray_backend import ray_session, require_ray
-from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
+from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, children_ignore_ctrl_c, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .agent import DMCAgent, action_row_size, dmc_compatibility
 from .config import DMCConfig, checkpoint_networks
@@ -95,8 +95,16 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     # opponent or teacher spec leaves nothing behind
     validate_specs(cfg.opponent_specs(), rules)
     initial = warm_start_weights(cfg, rules, obs_size, action_size) if cfg.init_from and not resume else None
-    run = open_run(cfg, resume, load=lambda path: load_checkpoint(path, expect=dmc_compatibility(rules)),
-                   counters=DMCCounters(), log=log)
+    with open_run(cfg, resume, load=lambda path: load_checkpoint(path, expect=dmc_compatibility(rules)),
+                  counters=DMCCounters(), log=log) as run:
+        return _train(cfg, rules, run, initial, (obs_size, action_size), device, log)
+
+
+def _train(cfg: DMCConfig, rules: Rules, run: Run, initial: dict[str, Any] | None, sizes: tuple[int, int],
+           device: torch.device, log) -> Path:
+    """The open run: networks and optimizers (from its checkpoint, a warm start, or afresh),
+    the actors, the learner loop; the final checkpoint (after a Ctrl-C too: `Run.finish`)."""
+    obs_size, action_size = sizes
     counters = run.counters
 
     torch.set_num_threads(1)
@@ -139,11 +147,12 @@ def train(cfg: DMCConfig, resume: str | None = None, log=sys.stderr, rules: Rule
             from .ray_actors import RayActors as Transport
         else:
             Transport = LocalActors
-        actors = Transport(cfg, rules, nets, counters.frames, actor_seed, obs_size, action_size)
+        with children_ignore_ctrl_c():  # the learner stops them, after a Ctrl-C too
+            actors = Transport(cfg, rules, nets, counters.frames, actor_seed, obs_size, action_size)
         stack.callback(actors.close)
         clock = _learn(cfg, rules, run, (nets, learners), heads, optimizers, actors, payload, log)
-    return run.finish(payload(), f"[dmc] done: {counters.frames:,} frames, {counters.updates} updates in "
-                      f"{clock.minutes()}", log)
+    return run.finish(payload(), f"{counters.frames:,} frames, {counters.updates} updates in {clock.minutes()}",
+                      log)
 
 
 def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionScorer], list[ActionScorer]],
@@ -160,7 +169,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
     known_guard = observation_layout(rules)["known_guard"].span
     counters = run.counters
     pending: list[list[Chunk]] = [[] for _ in names]
-    clock = RunClock(cfg, counters, frames=actors.frames)
+    clock = RunClock(cfg, counters, frames=actors.frames, stop=run.stop)
     recent_loss = {r: [] for r in names}
     recent_return = {r: [] for r in names}
     recent_guard: list[tuple[float, float, int]] = []  # guard head: (loss, accuracy, labelled rows)

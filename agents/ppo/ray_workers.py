@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,9 @@ from .config import PPOConfig
 from .model import ActorCritic
 from .rollout import OpponentPool, Rollouts
 from .workers import Collected, concat_batches
+
+#: Seconds between two looks at the run's stop request while the workers play.
+STOP_POLL_S = 0.5
 
 
 @ray.remote(**ACTOR_OPTIONS)
@@ -85,11 +89,15 @@ class RayWorkers:
             self._pool_ref = (ids, ray.put({"ids": ids, "models": models}))
         return self._pool_ref[1]
 
-    def collect(self, decisions: int) -> Collected:
+    def collect(self, decisions: int, stop: Callable[[], bool] = lambda: False) -> Collected | None:
         self.version += 1
         weights, pool = ray.put(numpy_state(self.net)), self._pool()
         share = math.ceil(decisions / len(self.actors))
-        parts: list[Collected] = ray.get([a.collect.remote(self.version, weights, pool, share) for a in self.actors])
+        calls = [a.collect.remote(self.version, weights, pool, share) for a in self.actors]
+        while len(ray.wait(calls, num_returns=len(calls), timeout=STOP_POLL_S)[0]) < len(calls):
+            if stop():  # the calls in flight end with the workers (`close`)
+                return None
+        parts: list[Collected] = ray.get(calls)
         return Collected(concat_batches([p.batch for p in parts]), [g for p in parts for g in p.finished],
                          sum(p.frames for p in parts))
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,9 +122,12 @@ class Rollouts:
         self.games = TrainingGames(rules, cfg.num_games, OpponentMix(cfg.opponent_mix), self.rng,
                                    snapshot=lambda rng: pool.snapshots[int(rng.integers(len(pool)))])
 
-    def collect(self, decisions: int) -> Batch:
-        """Play until at least `decisions` learner decisions of finished games are buffered."""
+    def collect(self, decisions: int, stop: Callable[[], bool] = lambda: False) -> Batch | None:
+        """Play until at least `decisions` learner decisions of finished games are buffered;
+        None when `stop()`, asked before every step, turns true first (the buffer is kept)."""
         while len(self.buffer) < decisions:
+            if stop():
+                return None
             self.step()
         rows, self.buffer = self.buffer, []
         counts = np.array([len(r[1]) for r in rows], dtype=np.int64)

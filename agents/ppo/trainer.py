@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections import defaultdict, deque
 from contextlib import ExitStack
@@ -133,6 +134,17 @@ def learning_rate(cfg: PPOConfig, counters: PPOCounters) -> float:
     return cfg.learning_rate * (1.0 - done * (1.0 - cfg.lr_final_fraction))
 
 
+def iteration_decisions(cfg: PPOConfig, remaining_s: float, iteration_s: float | None) -> int:
+    """The learner decisions to collect for the next update: `rollout_decisions`, or, when
+    less training time is left than the last iteration took, the share of them that time
+    fits at the last iteration's pace (at least one minibatch), so that a time budget ends
+    the run on time instead of up to a whole iteration late."""
+    if iteration_s is None or iteration_s <= remaining_s:
+        return cfg.rollout_decisions
+    share = math.ceil(cfg.rollout_decisions * remaining_s / iteration_s)
+    return min(cfg.rollout_decisions, max(share, cfg.minibatch_size))
+
+
 def checkpoint_payload(cfg: PPOConfig, rules: Rules, net: ActorCritic, optimizer, pool: OpponentPool,
                        workers: Workers, counters: PPOCounters) -> dict[str, Any]:
     return {
@@ -155,9 +167,15 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
     device = training_device(cfg.device)  # a missing GPU is refused before the run directory exists
     rules = cfg.build_rules() if rules is None else rules
     validate_specs(cfg.opponent_specs(), rules)  # a typo in opponent_mix fails now
+    with open_run(cfg, resume, load=lambda path: load_ppo_checkpoint(str(path), rules), counters=PPOCounters(),
+                  log=log) as run:
+        return _train(cfg, rules, run, device, log)
+
+
+def _train(cfg: PPOConfig, rules: Rules, run: Run, device: torch.device, log) -> Path:
+    """The open run: the actor-critic, optimizer and pool (from its checkpoint, or afresh),
+    the workers, the learner loop; the final checkpoint (after a Ctrl-C too: `Run.finish`)."""
     arch = architecture(cfg, rules)
-    run = open_run(cfg, resume, load=lambda path: load_ppo_checkpoint(str(path), rules), counters=PPOCounters(),
-                   log=log)
     counters = run.counters
 
     torch.set_num_threads(cfg.torch_threads)
@@ -189,8 +207,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=sys.stderr, rules: Rule
         stack.callback(workers.close)
         clock = _learn(cfg, rules, run, (net, learner), optimizer, pool, workers, log)
     return run.finish(checkpoint_payload(cfg, rules, net, optimizer, pool, workers, counters),
-                      f"[ppo] done: {counters.frames:,} frames, {counters.decisions:,} decisions "
-                      f"trained on, {counters.updates} updates in {clock.minutes()}", log)
+                      f"{counters.frames:,} frames, {counters.decisions:,} decisions trained on, "
+                      f"{counters.updates} updates in {clock.minutes()}", log)
 
 
 def _learn(cfg: PPOConfig, rules: Rules, run: Run, networks: tuple[ActorCritic, ActorCritic],
@@ -205,18 +223,21 @@ def _learn(cfg: PPOConfig, rules: Rules, run: Run, networks: tuple[ActorCritic, 
     features = torch.from_numpy(ActionFeatures(rules).table.copy()).to(next(learner.parameters()).device)
     agent = PPOAgent(rules, net)  # the live policy, for evaluations during training
     frames = counters.frames  # what the learner received, over all resumes
-    clock = RunClock(cfg, counters, frames=lambda: frames)
+    clock = RunClock(cfg, counters, frames=lambda: frames, stop=run.stop)
     update_rate = FrameRate(counters.frames, clock.now)
     recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=500))  # training-game results
     vs_snapshots: deque[float] = deque(maxlen=cfg.snapshot_window)
+    iteration_s, started = None, clock.now  # the last iteration's training time, unknown at first
 
     while not clock.done():
         lr = learning_rate(cfg, counters)
         for group in optimizer.param_groups:
             group["lr"] = lr
         torch.set_num_threads(1)  # the rollout's forward passes are small
-        collected = workers.collect(cfg.rollout_decisions)
+        collected = workers.collect(iteration_decisions(cfg, clock.remaining_s, iteration_s), stop=clock.stopping)
         torch.set_num_threads(cfg.torch_threads)
+        if collected is None:  # stopped (Ctrl-C) mid-rollout: its games are dropped, the clock ends the run
+            continue
         batch, frames = collected.batch, frames + collected.frames
         losses = ppo_update(learner, optimizer, batch, cfg, features)
         sync_to(net, learner)
@@ -232,6 +253,7 @@ def _learn(cfg: PPOConfig, rules: Rules, run: Run, networks: tuple[ActorCritic, 
             for role, score in game["returns"]:
                 recent[f"episodic_return_{role}"].append(score)
         clock.tick()
+        iteration_s, started = clock.now - started, clock.now
 
         # --- the opponent pool ----------------------------------------------------------
         beaten = (cfg.snapshot_win_rate > 0 and len(vs_snapshots) == vs_snapshots.maxlen

@@ -11,6 +11,7 @@ finished, and the frames played for it (the learner counts what it received).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -35,8 +36,9 @@ class Collected:
 class Workers(Protocol):
     """What the PPO learner needs from whatever plays its games."""
 
-    def collect(self, decisions: int) -> Collected:
-        """At least `decisions` learner decisions of finished games, played with the current weights."""
+    def collect(self, decisions: int, stop: Callable[[], bool] = lambda: False) -> Collected | None:
+        """At least `decisions` learner decisions of finished games, played with the current
+        weights; None when `stop()` turned true first (the run is stopping: a Ctrl-C)."""
 
     def rng_state(self) -> str | None:
         """The rollouts' generator state for the checkpoint (None: the workers seed themselves)."""
@@ -54,9 +56,11 @@ class LocalWorkers:
         if rng_state is not None:
             self.rollouts.set_rng_state(rng_state)  # games in flight at the checkpoint start anew
 
-    def collect(self, decisions: int) -> Collected:
+    def collect(self, decisions: int, stop: Callable[[], bool] = lambda: False) -> Collected | None:
         before = self.rollouts.frames
-        batch = self.rollouts.collect(decisions)
+        batch = self.rollouts.collect(decisions, stop)
+        if batch is None:
+            return None
         finished, self.rollouts.finished = self.rollouts.finished, []
         return Collected(batch, finished, self.rollouts.frames - before)
 
