@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from ..config import RunConfig
+from ..config import NON_NEGATIVE, POSITIVE, PROBABILITY, RunConfig, check_bounds
 from ..opponents import SELF, SNAPSHOTS, check_opponent_mix
 
 
@@ -12,6 +13,7 @@ from ..opponents import SELF, SNAPSHOTS, check_opponent_mix
 class PPOConfig(RunConfig):
     """Every knob of `baohuang train ppo` (with `RunConfig`'s). YAML keys are these field names."""
 
+    ALGO: ClassVar[str] = "ppo"
     exp_name: str = "ppo"
     """Name of the experiment, part of the run directory name."""
     reward_mode: str = "win"
@@ -93,22 +95,20 @@ class PPOConfig(RunConfig):
         super().validate()
         if self.lr_schedule not in ("constant", "linear"):
             raise ValueError(f"lr_schedule must be 'constant' or 'linear', got {self.lr_schedule!r}")
-        positive = {"num_games": self.num_games, "rollout_decisions": self.rollout_decisions,
-                    "update_epochs": self.update_epochs, "minibatch_size": self.minibatch_size,
-                    "hidden": self.hidden, "head": self.head, "value_hidden": self.value_hidden,
-                    "pool_size": self.pool_size, "snapshot_window": self.snapshot_window,
-                    "torch_threads": self.torch_threads}
-        for name, value in positive.items():
-            if value <= 0:
-                raise ValueError(f"{name} must be positive, got {value}")
+        check_bounds(self, {
+            "num_games": POSITIVE, "rollout_decisions": POSITIVE, "actors": NON_NEGATIVE, "pool_size": POSITIVE,
+            "snapshot_every": NON_NEGATIVE, "snapshot_win_rate": PROBABILITY, "snapshot_window": POSITIVE,
+            "learning_rate": NON_NEGATIVE, "lr_final_fraction": PROBABILITY, "update_epochs": POSITIVE,
+            "minibatch_size": POSITIVE, "gamma": (lambda v: 0 < v <= 1, "in (0, 1]"), "gae_lambda": PROBABILITY,
+            "clip_coef": POSITIVE, "ent_coef": NON_NEGATIVE, "vf_coef": NON_NEGATIVE, "max_grad_norm": POSITIVE,
+            "target_kl": NON_NEGATIVE, "hidden": POSITIVE, "head": POSITIVE, "value_hidden": POSITIVE,
+            "torch_threads": POSITIVE})
         check_opponent_mix(self.opponent_mix)
         if self.backend == "ray" and self.actors < 1:
             raise ValueError(f"backend=ray needs actors >= 1 (the Ray rollout workers), got {self.actors}")
         if self.backend == "local" and self.actors != 0:
             raise ValueError(f"actors={self.actors} needs backend=ray: with backend=local the learner process "
                              "plays the games (actors must be 0)")
-        if not 0.0 <= self.gae_lambda <= 1.0 or not 0.0 < self.gamma <= 1.0:
-            raise ValueError("gae_lambda must be in [0, 1] and gamma in (0, 1]")
 
     def opponent_specs(self) -> list[str]:
         """The agent specs of opponent_mix (everything but "self" and "snapshots")."""
