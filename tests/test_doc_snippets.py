@@ -269,4 +269,5 @@ def test_documented_training_configs_load() -> None:
     assert ("dmc", "configs/dmc_quick.yaml", ()) in trainings
     for algo, config, overrides in sorted(trainings):
         assert algo in classes, f"baohuang train {algo}: no such algorithm"
-        load_config(classes[algo], ROOT / config, list(overrides))
+        path = ROOT / config  # a recipe's path, or its name (`--config dmc_quick`), as the CLI takes both
+        load_config(classes[algo], path if path.exists() else config, list(overrides))
