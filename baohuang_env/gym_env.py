@@ -21,7 +21,6 @@ than the worst legal reward is refused (`baohuang_env.rewards.illegal_move_rewar
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
@@ -38,7 +37,7 @@ from .encoding import Encoder
 from .game import Game, IllegalActionError
 from .rewards import check_reward_mode, illegal_move_reward, reward
 from .text import render_for_mode, render_table
-from .rules import Rules, get_rules
+from .rules import RULE_FLAGS, Rules, get_rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
@@ -54,7 +53,7 @@ def check_env_arguments(env_name: str, rule_overrides: Mapping[str, Any], *const
     `constructors` (read from their signatures): a `ValueError` that names each, with the
     closest argument or flag as a guess, and lists what `env_name` takes. The one message of
     every env adapter (`Baohuang-v0`, its native vector env, `env()`, `raw_env()`)."""
-    flags = [f.name for f in dataclasses.fields(Rules) if f.name != "preset"]
+    flags = list(RULE_FLAGS)
     unknown = [name for name in rule_overrides if name not in flags]
     if not unknown:  # the signatures are read only when there is something to refuse
         return

@@ -305,6 +305,11 @@ def _check_combination(r: Rules) -> None:
 
 
 
+#: The names a rule set can be built or overridden with: every field of `Rules` but `preset`
+#: (`get_rules(preset, **flags)`; the env adapters' messages list them too).
+RULE_FLAGS: tuple[str, ...] = tuple(sorted(f.name for f in dataclasses.fields(Rules) if f.name != "preset"))
+
+
 @functools.cache
 def _fields(rules: Rules) -> dict[str, Any]:
     """`dataclasses.asdict(rules)`, made once per rule set (its values are all scalars, so a
@@ -322,11 +327,10 @@ def get_rules(preset: str = "jj", **overrides: Any) -> Rules:
     """
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; available presets: {sorted(PRESETS)}")
-    fields = {f.name for f in dataclasses.fields(Rules)} - {"preset"}
-    unknown = sorted(set(overrides) - fields)
+    unknown = sorted(set(overrides) - set(RULE_FLAGS))
     if unknown:
         hint = " (role_steps follow from the flags)" if "role_steps" in unknown else ""
-        raise ValueError(f"unknown rule flag(s) {unknown}{hint}; allowed flags: {sorted(fields)}")
+        raise ValueError(f"unknown rule flag(s) {unknown}{hint}; allowed flags: {list(RULE_FLAGS)}")
     values = {**PRESETS[preset], **overrides}
     for name, value in values.items():
         _check_value(name, value)
