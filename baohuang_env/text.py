@@ -3,7 +3,9 @@ spectator sees it, the result, and every decision and event in plain words with 
 term once in brackets ("abdicate (让位)", "call ♠K (叫牌)", "void deal (流局)").
 
 Used by the envs' `render()` (ansi / human), `baohuang replay` and `baohuang play`, which
-only read and print. What a viewer knows of the roles comes from `baohuang_env.knowledge`.
+only read and print, and by the web page, which shows the same words: who won a deal
+(`winner_text`) and why the scores are what they are (`score_lines`) have their one wording
+here. What a viewer knows of the roles comes from `baohuang_env.knowledge`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from .actions import DECISION_ID, DECISIONS, FIRST_PLAY, PASS, format_play
 from .cards import NUM_SEATS, SUITS
 from .game import PLAY, ROLE, Game
 from .knowledge import GUARD, REBEL, SOLO, known_role, own_role, public_role
+from .scoring import QINGDAO_PLACE_POINTS, DealScore, score_finished_deal
 
 #: Chinese names of the roles, shown once beside the English ones ("none": a void deal).
 ROLE_NAMES = {"emperor": "emperor 皇帝", "guard": "guard 侍卫", "rebel": "rebel 革命党", "solo": "solo emperor 独保",
@@ -410,6 +413,128 @@ def result_lines(game: Game) -> list[str]:
     if points:
         lines.append("score = the team's sum of the place points (qingdao)")
     return lines
+
+
+def _place(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def winner_text(game: Game) -> str:
+    """Who won the finished deal, in words, read from the engine's scores (docs/rules.md §6):
+    the emperor's side, the rebels, a draw (a score of 0), or the solo emperor alone."""
+    res = game.result
+    assert res is not None
+    e, g = res.emperor, res.guard
+    if res.end == "void":
+        return "No winner: a void deal (流局); nobody became emperor, the cards are dealt again."
+    rebels = ", ".join(str(s) for s in range(NUM_SEATS) if res.roles[s] == "rebel")
+    score = res.scores[e]
+    if res.end == "surrender":
+        return f"The other four win: seat {e}, the solo emperor, surrendered (投降) before play."
+    if res.solo != "none":
+        if score > 0:
+            return f"Seat {e}, the solo emperor, wins alone against the other four."
+        if score < 0:
+            return f"The other four (seats {rebels}) win against seat {e}, the solo emperor."
+        return f"A draw: seat {e}, the solo emperor, came {_place(res.places[e])}: nobody scores."
+    if score > 0:
+        return f"The emperor's side wins: emperor seat {e} and guard seat {g}."
+    if score < 0:
+        return f"The rebels win: seats {rebels}."
+    return "A draw: neither side scores."
+
+
+#: The words of each reason for a multiplier (`scoring.FACTORS`); "qingdao_pair" names the
+#: places the emperor and the guard took (`_factor_words`).
+FACTOR_WORDS = {"open_guard": "open guard 明保", "rebellion": "successful rebellion 造反", "kick": "kick 踢",
+                "qingdao_open_solo": "open solo 明独",
+                "qingdao_pair": "the emperor and the guard took places {} and {}, the two first or the two last"}
+
+
+def deal_score(game: Game) -> DealScore:
+    """The finished deal's score with its breakdown (table, base values, g, the multiplier's
+    reasons), from the engine's own scoring of the result's facts."""
+    res = game.result
+    assert res is not None and res.end != "void"
+    return score_finished_deal(game.rules, res.places, res.emperor, res.guard, res.solo, open_guard=res.open_guard,
+                               rebellion=res.rebellion, kicked=res.kicked, surrendered=res.end == "surrender")
+
+
+def _factor_words(game: Game, factor: str) -> str:
+    """Why the scores are multiplied, in words (`FACTOR_WORDS`), with this deal's places."""
+    res = game.result
+    assert res is not None
+    return FACTOR_WORDS[factor].format(*sorted((res.places[res.emperor], res.places[res.guard])))
+
+
+def _times(game: Game, score: DealScore) -> str:
+    return f"× {score.multiplier} ({', '.join(_factor_words(game, f) for f in score.factors)})"
+
+
+def score_lines(game: Game) -> list[str]:
+    """Why the scores are what they are: the preset's scoring rule (docs/rules.md §6) with
+    this deal's numbers, all read from the engine's scoring of the deal (`deal_score`: the
+    table it used, its base values and the reasons for its multiplier), so these words never
+    disagree with the scores."""
+    res = game.result
+    assert res is not None
+    if res.end == "void":
+        return []
+    d = deal_score(game)
+    e, g, s, p = res.emperor, res.guard, d.scores, res.places
+    other = next(x for x in range(NUM_SEATS) if x not in (e, g))
+    if d.table == "surrender":
+        return [f"Surrender (投降): the emperor scores {s[e]:+d}, every other seat {s[other]:+d}; never doubled."]
+    if d.table == "qingdao":
+        return _qingdao_lines(game, d)
+    if d.table in ("open_solo", "hidden_solo"):
+        table = ("open solo (明独): the emperor +24 and each other −6 if he goes out first, else −24 / +6"
+                 if d.table == "open_solo" else
+                 "hidden solo (暗独), by the emperor's place: 1st +12 / −3, 2nd 0 / 0, 3rd or later −12 / +3")
+        lines = [f"Solo table: {table}.",
+                 f"Seat {e} came {_place(p[e])}: emperor {d.base[e]:+d}, each other player {d.base[other]:+d}."]
+        if d.multiplier != 1:
+            lines.append(f"{_times(game, d)}: emperor {s[e]:+d}, each other player {s[other]:+d}.")
+        return lines
+    sum_text = f"g = 6 − (emperor's place {p[e]} + guard's place {p[g]}) = {d.g}"
+    scores = f"emperor {s[e]:+d}, guard {s[g]:+d}, each rebel {s[other]:+d}"
+    if d.table == "weihai_split":
+        why = "open guard 明保" if res.open_guard else "successful rebellion 造反, which counts as open guard"
+        kick = " with the kick's (踢) × 2" if "kick" in d.factors else ""
+        return [f"Weihai split table ({why}): {sum_text}; emperor = guard = 3g, each rebel −2g.",
+                f"Scores{kick}: {scores}."]
+    lines = [f"JJ formula: {sum_text}; emperor 2g = {d.base[e]:+d}, guard g = {d.base[g]:+d}, "
+             f"each rebel −g = {d.base[other]:+d}."]
+    if d.g == 0:
+        return [*lines, "g = 0: nobody scores."]
+    if d.multiplier == 1:
+        return [*lines, f"Scores: {scores}."]
+    return [*lines, f"{_times(game, d)}: {scores}."]
+
+
+def _qingdao_lines(game: Game, d: DealScore) -> list[str]:
+    """Qingdao (docs/rules.md §6.4): place points, maybe doubled, summed per team."""
+    res = game.result
+    assert res is not None
+    table = ", ".join(f"{_place(i + 1)} {v:+d}" for i, v in enumerate(QINGDAO_PLACE_POINTS))
+    lines = [f"Qingdao place points: {table}."]
+    if d.multiplier != 1:
+        lines.append(f"{_times(game, d)}: every player's points are doubled.")
+    lines.append("Points: " + ", ".join(f"seat {x} {d.points[x]:+d}" for x in range(NUM_SEATS)) + ".")
+    e = res.emperor
+    side = "the solo emperor alone" if res.solo != "none" else "the emperor's side"
+    rebel = next(x for x in range(NUM_SEATS) if x not in (e, res.guard))
+    lines.append(f"Each seat scores its team's sum: {side} {d.scores[e]:+d}, the rebels {d.scores[rebel]:+d}.")
+    return lines
+
+
+def result_text(game: Game) -> list[str]:
+    """The whole result of a finished game as the terminal shows it: the table and summary
+    (`result_lines`), who won (`winner_text`) and why the scores are what they are
+    (`score_lines`), the words the web page shows too."""
+    if game.result is None:
+        return result_lines(game)
+    return [*result_lines(game), winner_text(game), *score_lines(game)]
 
 
 def decision_help(game: Game, seat: int, action: int) -> str:
