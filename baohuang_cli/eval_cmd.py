@@ -21,7 +21,7 @@ import sys
 import time
 
 from baohuang_cli.argtypes import positive_int
-from baohuang_env.agent import agent_kinds
+from baohuang_env.agent import agent_kinds, available_agents
 from baohuang_env.replay import fresh_folder
 from baohuang_env.rules import get_rules
 from baohuang_env.seeds import EVAL_SEED_START
@@ -75,8 +75,7 @@ def main(args) -> int:
         if not args.agents:
             return 0
     if not args.agents:
-        raise ValueError(f"give the agents to compare with --agents, e.g. --agents autoplay random; "
-                         f"accepted agents: {agent_kinds()} or kind:path for checkpoints")
+        raise ValueError(f"give the agents to compare with --agents (e.g. autoplay random); {available_agents()}")
     report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,
                              replay_dir=args.save_replays, log=sys.stderr, protocol=args.protocol)
     out = args.out or fresh_folder("runs/eval", time.strftime("%Y%m%d-%H%M%S"))

@@ -1,26 +1,34 @@
 """The agent protocol, the registry that builds agents from names, and the random baseline.
 
-An agent is anything with `act(observation, action_mask) -> int` and a `uses_observation`
-flag. The env package owns the protocol because its own opponents (the Gymnasium view's
-bots) are agents; the auto-play policy (`baohuang_env.autoplay`) and `RandomAgent` are part
-of it. Other kinds register themselves: `register_agent("kind", factory)`. The bots and the
-trained agents of the `agents` package do so in `agents.register`, which its entry point in
-the `baohuang_env.agents` group names; it is loaded on demand, so `make_agent("heuristic", ...)`
-works without an explicit `import agents` while this package never imports it by name (and
-a stranger's module named `agents` that shadows ours is told apart: `ShadowedPluginError`).
+An agent is anything with `act(observation, action_mask) -> int`; `Agent` is its base class,
+which users may subclass (docs/agents.md) and which owns the defaults of the optional parts:
+`uses_observation` (True), `uses_info_state` (False) and a `reset(seed)` that does nothing.
+Agents that do not subclass it (duck-typed) are agents too: the drivers read the flags
+through `uses_observation` / `uses_info_state` and ask `resets` about `reset`, which fall back
+on those defaults. The env package owns the protocol because its own opponents (the
+Gymnasium view's bots) are agents; the auto-play policy (`baohuang_env.autoplay`) and
+`RandomAgent` are part of it. Other kinds register themselves: `register_agent("kind",
+factory)`. The bots and the trained agents of the `agents` package do so in
+`agents.register`, which its entry point in the `baohuang_env.agents` group names; it is
+loaded on demand, so `make_agent("heuristic", ...)` works without an explicit `import agents`
+while this package never imports it by name (and a stranger's module named `agents` that
+shadows ours is told apart: `ShadowedPluginError`).
 
 An agent spec is a string: a registered name ("random", "autoplay", ...) or "kind:arg"
-(e.g. "dmc:runs/x/checkpoint.pt"). Specs, not objects, travel to worker processes, so every
-agent can be rebuilt anywhere from its spec.
+(e.g. "dmc:runs/x/checkpoint.pt"; "python:MODULE:CLASS" for a user's own class,
+`baohuang_env.user_agent`). Specs, not objects, travel to worker processes, so every agent
+can be rebuilt anywhere from its spec.
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from importlib.metadata import EntryPoint, entry_points
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,13 +42,18 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "baohuang_env.agents"
 
 
-@runtime_checkable
-class Agent(Protocol):
-    """Chooses an action for one seat from what that seat may see.
+class Agent(ABC):
+    """Chooses an action for one seat from what that seat may see: the base class of agents.
 
-    `observation` is the seat's float32 vector (`baohuang_env.encoding`), and `action_mask`
-    the int8 mask of legal actions; the result must be a legal action id. Agents may also
-    define `reset(seed)`, called at the start of each game.
+    `act(observation, action_mask)` is the one method an agent must define: `observation` is
+    the seat's float32 vector (`baohuang_env.encoding`, docs/observation.md), `action_mask`
+    the int8 mask of legal actions, and the result must be a legal action id. Subclassing is
+    optional: any object with `act` is an agent (`isinstance(obj, Agent)` holds for it), and
+    what it leaves out takes the defaults below.
+
+    `reset(seed)` is called at the start of each game with that game's seed; the default does
+    nothing, and an agent that keeps it (`resets` is False) is built anew for every game the
+    evaluation plays from a spec, so its `__init__` starts each game.
 
     `uses_observation` is False for an agent that reads only the mask: callers may then pass
     `NO_OBSERVATION` and skip encoding it, which makes games with such agents faster.
@@ -55,9 +68,42 @@ class Agent(Protocol):
     and build the information state (a replay of the game) only for a None.
     """
 
-    uses_observation: bool
+    #: Whether `act` reads the observation (False: it gets `NO_OBSERVATION`).
+    uses_observation: bool = True
+    #: Whether the agent decides from its seat's information state (`act_info`).
+    uses_info_state: bool = False
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+    @abstractmethod
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The chosen action id, one that `action_mask` marks legal."""
+
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 (a default on purpose, not abstract)
+        """Start a game played with `seed`; the default keeps no state and does nothing."""
+
+    @classmethod
+    def __subclasshook__(cls, other: type) -> bool | Any:
+        """Duck-typed agents are agents: a class with a callable `act` is a virtual subclass."""
+        if cls is Agent:
+            return callable(getattr(other, "act", None)) or NotImplemented
+        return NotImplemented
+
+
+def uses_observation(agent: object) -> bool:
+    """Whether `agent` reads the observation: its `uses_observation`, else `Agent`'s default."""
+    return bool(getattr(agent, "uses_observation", Agent.uses_observation))
+
+
+def uses_info_state(agent: object) -> bool:
+    """Whether `agent` decides from its seat's information state (`act_info`): its
+    `uses_info_state`, else `Agent`'s default."""
+    return bool(getattr(agent, "uses_info_state", Agent.uses_info_state))
+
+
+def resets(agent: object) -> bool:
+    """Whether `agent` defines a `reset(seed)` of its own, not `Agent`'s no-op: an agent that
+    does keeps its per-game state in what `reset` sets anew, so the evaluation may copy it for
+    each game (`baohuang_eval.play.SpecSeats`) instead of building it again."""
+    return getattr(type(agent), "reset", Agent.reset) is not Agent.reset
 
 
 #: Given instead of an observation to agents that declare `uses_observation = False` (agents
@@ -117,23 +163,37 @@ def agent_kinds() -> list[str]:
     return sorted(AGENT_KINDS)
 
 
+def available_agents() -> str:
+    """The kinds an agent spec may name, said in every error about an unknown kind (and where
+    no agent was named at all)."""
+    return (f"available agents: {agent_kinds()} (checkpoint agents are written kind:path, "
+            "your own class python:MODULE:CLASS)")
+
+
 def make_agent(spec: str, rules: Rules, seed: int | None = None) -> Agent:
     """Build an agent from its spec. Raises ValueError listing the known kinds."""
     kind, _, arg = spec.partition(":")
     if kind not in AGENT_KINDS:
         load_agent_plugins()
     if kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent {spec!r}; available agents: {agent_kinds()} "
-                         "(checkpoint agents are written kind:path)")
+        raise ValueError(f"unknown agent {spec!r}; {available_agents()}")
     return AGENT_KINDS[kind](arg or None, rules, seed)
+
+
+def check_agent_class(cls: type, where: str) -> type:
+    """`cls` if its objects are agents (it has a callable `act`, not an abstract one), else a
+    ValueError that says what is missing: a user's class is checked before it is built."""
+    if not issubclass(cls, Agent) or inspect.isabstract(cls):
+        raise ValueError(f"{where}: {cls.__name__} is not an agent: it lacks act(observation, action_mask) -> int "
+                         "(subclass baohuang_env.Agent, docs/agents.md)")
+    return cls
 
 
 def check_agent(agent: object, where: str) -> Agent:
     """`agent` if it follows the protocol, else a ValueError that says what is missing."""
-    if not isinstance(agent, Agent):
-        missing = [name for name in ("act", "uses_observation") if not hasattr(agent, name)]
-        raise ValueError(f"{where}: {type(agent).__name__} is not an agent: it lacks {', '.join(missing)} "
-                         "(an agent has act(observation, action_mask) -> int and a uses_observation flag)")
+    check_agent_class(type(agent), where)
+    if uses_info_state(agent) and not callable(getattr(agent, "act_info", None)):
+        raise ValueError(f"{where}: {type(agent).__name__} sets uses_info_state but lacks act_info(info) -> int")
     return agent
 
 
@@ -142,12 +202,7 @@ def act_one(agent: Agent, mask: np.ndarray, observe: Callable[..., np.ndarray], 
     one (`uses_observation`), else `NO_OBSERVATION`: the one rule by which every driver moves
     a bot. Baohuang-v0 calls it for its one game's opponents (`observe` = `Encoder.encode`,
     `args` = the game and the seat); `act_each` applies it to a batch of bots."""
-    return int(agent.act(observe(*args) if agent.uses_observation else NO_OBSERVATION, mask))
-
-
-def uses_info_state(agent: Agent) -> bool:
-    """Whether `agent` decides from its seat's information state (`act_info`)."""
-    return getattr(agent, "uses_info_state", False)
+    return int(agent.act(observe(*args) if uses_observation(agent) else NO_OBSERVATION, mask))
 
 
 def forced_move(mask: np.ndarray) -> int | None:
@@ -216,7 +271,7 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
                          lambda js: observe([rest[j] for j in js])) if rest else []
         chosen.update(zip(rest, moves, strict=True))
         return [chosen[j] for j in range(len(agents))]
-    seeing = [j for j, agent in enumerate(agents) if agent.uses_observation]
+    seeing = [j for j, agent in enumerate(agents) if uses_observation(agent)]
     obs = dict(zip(seeing, observe(seeing), strict=True)) if seeing else {}
     randoms = [j for j, agent in enumerate(agents) if type(agent) is RandomAgent]
     if len(randoms) < RandomAgent.MIN_BATCH:
@@ -231,7 +286,7 @@ def act_each(agents: Sequence[Agent], masks: Sequence[np.ndarray],
             for j, (agent, mask) in enumerate(zip(agents, masks, strict=True))]
 
 
-class RandomAgent:
+class RandomAgent(Agent):
     """Uniform over the legal actions."""
 
     uses_observation = False
@@ -272,4 +327,12 @@ class RandomAgent:
         return kth_legal(masks, ks).tolist()
 
 
+def _user_agent(arg: str | None, rules: Rules, seed: int | None) -> Agent:
+    """The "python" kind: a user's own class, `python:MODULE:CLASS` (`baohuang_env.user_agent`)."""
+    from .user_agent import make_user_agent  # imports the user's module: loaded where one is asked for
+
+    return make_user_agent(arg, rules, seed)
+
+
 register_agent("random", lambda arg, rules, seed: RandomAgent(seed))
+register_agent("python", _user_agent)

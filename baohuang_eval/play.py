@@ -2,9 +2,10 @@
 driver that plays games, `play_games`.
 
 Agents are built from spec strings (`make_agent(spec, rules, seed)`), one per seat and game
-(`SpecSeats`): an agent with `reset(seed)` is built once per seat and every game gets a copy
-of it reset with the game's seed, one without is rebuilt for every game. `evaluate_against`
-instead lends one in-process agent object to every seat of its side (`ObjectSeats`).
+(`SpecSeats`): an agent with a `reset(seed)` of its own (`resets`) is built once per seat and
+every game gets a copy of it reset with the game's seed, one without is rebuilt for every game.
+`evaluate_against` instead lends one in-process agent object to every seat of its side
+(`ObjectSeats`).
 
 Games are played many at once: `play_games` takes the games of a chunk (`Table`: a deal, the
 agents at its seats) and plays them as the rows of one `BatchedGames`, the batched engine the
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from baohuang_env.actions import PASS
-from baohuang_env.agent import AGENT_KINDS, Agent, act_each, make_agent
+from baohuang_env.agent import AGENT_KINDS, Agent, act_each, make_agent, resets
 from baohuang_env.game import Game, GameResult, IllegalActionError
 from baohuang_env.infostate import info_state
 from baohuang_env.rules import Rules
@@ -74,10 +75,11 @@ def game_agents(sides: Sequence[Seats], seeds: Sequence[int]) -> list[Agent]:
 
 
 class SpecSeats:
-    """Agents of one spec, one per seat and game. An agent with `reset(seed)` is built once per
-    seat and every game gets a shallow copy of it, reset with its seed (so its per-game state
-    must live in what `reset` sets anew, as the random bot's and the learned agents' RNG does);
-    an agent without `reset` is rebuilt for every game."""
+    """Agents of one spec, one per seat and game. An agent with a `reset(seed)` of its own
+    (`resets`: not `Agent`'s no-op) is built once per seat and every game gets a shallow copy
+    of it, reset with its seed (so its per-game state must live in what `reset` sets anew, as
+    the random bot's and the learned agents' RNG does); an agent without one is rebuilt for
+    every game."""
 
     def __init__(self, spec: str, rules: Rules) -> None:
         self.spec, self.rules = spec, rules
@@ -85,9 +87,9 @@ class SpecSeats:
 
     def get(self, seat: int, seed: int) -> Agent:
         agent = self.agents.get(seat)
-        if agent is None or not hasattr(agent, "reset"):
+        if agent is None or not resets(agent):
             agent = self.agents[seat] = make_agent(self.spec, self.rules, seed)
-        if not hasattr(agent, "reset"):
+        if not resets(agent):
             return agent
         mine = copy.copy(agent)
         mine.reset(seed)
@@ -96,20 +98,21 @@ class SpecSeats:
 
 class ObjectSeats:
     """One in-process agent object for every seat of its side (it must not keep per-seat
-    state between calls). An object with `reset(seed)` keeps state for a game (its RNG), so
-    every game gets its own shallow copy, shared by that game's seats and reset for each of
-    them in seat order, as one object played game after game; one without is shared by all."""
+    state between calls). An object with a `reset(seed)` of its own (`resets`) keeps state for
+    a game (its RNG), so every game gets its own shallow copy, shared by that game's seats and
+    reset for each of them in seat order, as one object played game after game; one without is
+    shared by all."""
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self._game_copy = agent
 
     def new_game(self) -> None:
-        if hasattr(self.agent, "reset"):
+        if resets(self.agent):
             self._game_copy = copy.copy(self.agent)
 
     def get(self, seat: int, seed: int) -> Agent:
-        if hasattr(self._game_copy, "reset"):
+        if resets(self._game_copy):
             self._game_copy.reset(seed)
         return self._game_copy
 
@@ -310,14 +313,10 @@ def validate_specs(specs: Sequence[str], rules: Rules) -> None:
             make_agent(spec, rules, 0)
         except ValueError as err:
             if spec.partition(":")[0] not in AGENT_KINDS:
-                raise  # make_agent's message lists the known agents
-            raise ValueError(f"cannot build agent {spec!r}: {err}; {_accepted()}") from None
-        except OSError as err:
-            raise ValueError(f"cannot build agent {spec!r}: {err}; {_accepted()}") from None
-
-
-def _accepted() -> str:
-    return f"accepted agents: {sorted(AGENT_KINDS)} (checkpoint agents are written kind:path)"
+                raise  # an unknown kind: make_agent's message lists the known ones
+            raise ValueError(f"cannot build agent {spec!r}: {err}") from None
+        except OSError as err:  # the kind is known: what failed is its file, said alone
+            raise ValueError(f"cannot build agent {spec!r}: {err}") from None
 
 
 __all__ = [

@@ -240,12 +240,12 @@ def test_opponent_agent_objects_play_the_seats_after_the_learner():
 
 
 def test_an_opponent_without_the_agent_protocol_is_refused():
-    class NoFlag:
-        def act(self, observation, action_mask):
+    class NoAct:
+        def play(self, observation, action_mask):
             return 0
 
-    with pytest.raises(ValueError, match="opponent 2: NoFlag is not an agent: it lacks uses_observation"):
-        BaohuangGymEnv(opponents=["random", "random", NoFlag(), "random"])
+    with pytest.raises(ValueError, match=r"opponent 2: NoAct is not an agent: it lacks act\(observation, action_mask"):
+        BaohuangGymEnv(opponents=["random", "random", NoAct(), "random"])
 
 
 def test_opponents_by_name_and_mixed_with_objects():
