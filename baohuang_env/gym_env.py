@@ -31,7 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import PASS
-from .agent import Agent, act_in_game, check_agent, make_agent
+from .agent import Agent, act_in_game, check_agent, make_agent, resets
 from .cards import NUM_SEATS
 from .encoding import Encoder
 from .game import Game, IllegalActionError
@@ -79,7 +79,7 @@ def episode_seeds(rng: np.random.Generator, learner_seat: int | str, opponents: 
     (`gym_vector`) share: the same seeds give both the same episodes."""
     learner = int(rng.integers(NUM_SEATS)) if learner_seat == "random" else int(learner_seat)
     for agent in opponents:
-        if hasattr(agent, "reset"):
+        if resets(agent):
             agent.reset(int(rng.integers(2**31)))
     return learner, int(rng.integers(2**63 - 1))
 
