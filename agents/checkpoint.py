@@ -20,7 +20,7 @@ import torch
 from baohuang_env.actions import LAYOUT_VERSION, action_table
 from baohuang_env.observation import observation_layout
 from baohuang_env.replay import atomic_path
-from baohuang_env.rules import Rules
+from baohuang_env.rules import PRESETS, Rules, get_rules
 
 from .pretrained import checkpoint_path
 
@@ -68,7 +68,19 @@ def _rules_difference(have: Any, want: Any) -> str | None:
     presets = f"checkpoint: preset {have.get('preset', '?')!r}; asked: preset {want.get('preset', '?')!r}"
     flags = [f"{key} (checkpoint {value!r}, asked {want.get(key, 'no such flag')!r})"
              for key, value in have.items() if key != "preset" and value != want.get(key)]
-    return f"({presets})" + (f"; flags that differ: {', '.join(flags)}" if flags else "")
+    return f"({presets}){_preset_hint(have, want)}" + (f"; flags that differ: {', '.join(flags)}" if flags else "")
+
+
+def _preset_hint(have: dict[str, Any], want: dict[str, Any]) -> str:
+    """When the checkpoint's rules are another preset's as it stands, how to ask for that
+    preset (the flag of `baohuang eval` and `baohuang play`, and in Python); else nothing."""
+    preset = have.get("preset")
+    try:
+        plays_preset = preset != want.get("preset") and preset in PRESETS and Rules.from_dict(have) == get_rules(preset)
+    except (TypeError, ValueError):
+        plays_preset = False
+    return f": it plays preset {preset!r}, so add --preset {preset} (in Python: get_rules({preset!r}))" \
+        if plays_preset else ""
 
 
 def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
