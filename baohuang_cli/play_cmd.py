@@ -19,8 +19,8 @@ legal moves; role-phase decisions are listed in words with the Chinese term ("ab
 `OPEN_GUARD`, `OPEN_SOLO`, `GRAB`, `REBEL`, `KICK`, ...), or with a call (`call ♠K`, `call SK`). `help`, `hand`,
 `table`, `moves` and `quit` are commands. Anything else is refused with the reason and asked
 again. When you have exactly one legal move it is made for you (say `--ask-forced` to be
-asked anyway). At the end the result is shown, and `--save FILE` writes the replay
-(`baohuang replay FILE`).
+asked anyway). At the end the result is shown (who won, and why the scores are what they
+are), and `--save FILE` writes the replay with who played each seat (`baohuang replay FILE`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from baohuang_env.replay import save_replay
 from baohuang_env.rules import get_rules
 from baohuang_env.text import (
     decision_help, decision_words, describe_event, hand_text, move_list, own_role_text, render_table,
-    result_lines, role_step, turn_hint,
+    result_text, role_step, turn_hint,
 )
 
 InputFn = Callable[[str], str]
@@ -355,8 +355,8 @@ def play_game(game: Game, seat: int, bots: dict[int, Any], read: InputFn,
         shown = len(game.log)
     out("")
     out(render_table(game, viewer=None))
-    for line in result_lines(game):
-        out(_you(line, seat) if line.startswith(("emperor", "seat")) else line)
+    for line in result_text(game):
+        out(_you(line, seat))
     out(f"Your score: {game.result.scores[seat]:+d}")
     return "over"
 
@@ -423,7 +423,7 @@ def main(args, input_fn: InputFn | None = None) -> int:
         outcome = "quit"
     if args.save:
         try:
-            save_replay(game, args.save)
+            save_replay(game, args.save, ["you" if s == args.seat else opponents[s][0] for s in range(NUM_SEATS)])
         except OSError as err:
             raise ValueError(f"cannot save the replay to {args.save}: {err}") from None
         state = "" if game.is_over else " (unfinished)"

@@ -1,4 +1,7 @@
-"""Saving and loading replays: a game as JSON (rules, seed, actions[, custom deal, result]).
+"""Saving and loading replays: a game as JSON (rules, seed, actions[, custom deal, result]),
+with who played each seat ("players": agent specs, "you" for a human) where the writer
+knows it (`baohuang play --save`, the web page's saved replays). The field is optional:
+files from before it load as they did, and it is checked when read (`split_players`).
 
 Files are written atomically (a temporary file in the same folder, then a rename), so a
 crash never leaves a half-written replay behind; the helpers for that (and for output
@@ -13,9 +16,17 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
+from .cards import NUM_SEATS
 from .game import Game
+from .records import shown
+
+#: The replay record's optional field naming who played each seat, in seat order.
+PLAYERS_FIELD = "players"
+#: Longest name of a player a record may hold (an agent spec with a checkpoint's path).
+MAX_PLAYER_CHARS = 200
 
 
 def set_default_mode(path: str | os.PathLike) -> None:
@@ -66,21 +77,64 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
         json.dump(data, f, ensure_ascii=False)
 
 
-def save_replay(game: Game, path: str | os.PathLike) -> None:
-    """Save `game` (finished or not) as a replay file."""
-    write_json_atomic(path, game.to_replay())
+def check_players(players: Any) -> list[str]:
+    """`players` if it names who played each seat (NUM_SEATS non-empty strings of at most
+    MAX_PLAYER_CHARS characters); ValueError otherwise."""
+    if not (isinstance(players, list) and len(players) == NUM_SEATS and all(
+            isinstance(p, str) and 0 < len(p) <= MAX_PLAYER_CHARS for p in players)):
+        raise ValueError(f'"{PLAYERS_FIELD}" is a list of {NUM_SEATS} names (who played each seat, at most '
+                         f"{MAX_PLAYER_CHARS} characters each), got {shown(players)}")
+    return list(players)
 
 
-def load_replay(path: str | os.PathLike) -> Game:
-    """Rebuild the game of a replay file. Raises ValueError when the file cannot be read as
-    a replay or does not reproduce its recorded result."""
+def replay_with_players(game: Game, players: list[str] | None = None) -> dict[str, Any]:
+    """`game`'s replay record (`Game.to_replay`) with who played each seat, when given."""
+    record = game.to_replay()
+    if players is not None:
+        record[PLAYERS_FIELD] = check_players(players)
+    return record
+
+
+def split_players(record: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
+    """A replay record as the engine reads it (`Game.from_replay`, `records.check_replay_record`:
+    without "players") and its players, checked (`check_players`), or None for a record
+    without them (files from before the field)."""
+    if PLAYERS_FIELD not in record:
+        return record, None
+    return {k: v for k, v in record.items() if k != PLAYERS_FIELD}, check_players(record[PLAYERS_FIELD])
+
+
+def save_replay(game: Game, path: str | os.PathLike, players: list[str] | None = None) -> None:
+    """Save `game` (finished or not) as a replay file, with who played each seat when given."""
+    write_json_atomic(path, replay_with_players(game, players))
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A replay file, read and checked: the finished (or last) game, its record as the
+    engine reads it, and who played each seat (None when the file does not say)."""
+
+    game: Game
+    record: dict[str, Any]
+    players: list[str] | None
+
+
+def read_replay(path: str | os.PathLike) -> Replay:
+    """Read a replay file and rebuild its game. Raises ValueError when the file cannot be read
+    as a replay, names its players wrongly, or does not reproduce its recorded result."""
     try:
         with open(path, encoding="utf-8") as f:
-            record = json.load(f)
+            data = json.load(f)
     except OSError as err:
         raise ValueError(f"cannot read replay {path}: {err.strerror}") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"replay {path} is not valid JSON: {err}") from None
-    if not isinstance(record, dict):
+    if not isinstance(data, dict):
         raise ValueError(f"replay {path} is not a Baohuang replay (expected a JSON object)")
-    return Game.from_replay(record)
+    record, players = split_players(data)
+    return Replay(Game.from_replay(record), record, players)
+
+
+def load_replay(path: str | os.PathLike) -> Game:
+    """The game of a replay file (`read_replay`)."""
+    return read_replay(path).game

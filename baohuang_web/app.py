@@ -10,7 +10,7 @@
     POST /api/games/{id}/action     {"action": id} or {"move": "888+SJ"} -> the view
     POST /api/games/{id}/advance    {"steps": n} bots move until the player's turn -> the view
     GET  /api/games/{id}/hints      an agent's top moves for the player's seat
-    GET  /api/games/{id}/replay     the replay JSON, once the game is over
+    GET  /api/games/{id}/replay     the replay JSON with who played each seat, once the game is over
     GET  /api/replays               names of the replay files given to the server
     GET  /api/replays/{i}?view=V    frames of given file i, V = spectator or a seat
     POST /api/replays/view?view=V   frames of the replay record in the body
@@ -36,6 +36,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from baohuang_env.replay import replay_with_players
 from baohuang_env.rules import PRESETS
 
 from .errors import BadRequest, Conflict, NotFound, TooLarge, WebError, check_fields, check_int, shown
@@ -211,7 +212,7 @@ def create_app(store: SessionStore, replays: list[str] | None = None) -> Starlet
         with session.lock:
             if not session.game.is_over:
                 raise Conflict("the replay is available once the game is over (it holds every hand)")
-            record = session.game.to_replay()
+            record = replay_with_players(session.game, session.names)
         return JSONResponse(record)
 
     async def list_replays(request: Request) -> Response:

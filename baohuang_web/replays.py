@@ -15,6 +15,7 @@ from typing import Any
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import Game
 from baohuang_env.records import check_replay_record
+from baohuang_env.replay import split_players
 from baohuang_env.text import decision_words, own_role_text
 
 from .errors import BadRequest, shown
@@ -26,22 +27,24 @@ MAX_ACTIONS = 5000
 _WRITERS = "written by `baohuang play --save`, the page's 'save replay', or `baohuang eval --save-replays`"
 
 
-def check_record(record: Any) -> Game:
-    """The finished (or last) game of a replay record, the one check of a record for both
-    replay endpoints: the server's bound on its length, every field's type and range
-    (`records.check_replay_record`), then the replay itself (`Game.from_replay`: the moves
-    and the result). BadRequest says what is wrong."""
+def check_record(record: Any) -> tuple[Game, list[str] | None]:
+    """The finished (or last) game of a replay record and who played each seat (None when
+    the record does not say), the one check of a record for both replay endpoints: the
+    server's bound on its length, its players (`replay.split_players`), every other field's
+    type and range (`records.check_replay_record`), then the replay itself
+    (`Game.from_replay`: the moves and the result). BadRequest says what is wrong."""
     if not isinstance(record, dict):
         raise BadRequest(f"a replay is a JSON object ({_WRITERS})")
     actions = record.get("actions")
     if isinstance(actions, list) and len(actions) > MAX_ACTIONS:
         raise BadRequest(f'"actions" is a list of at most {MAX_ACTIONS} action ids, got {shown(actions)}')
     try:
+        record, players = split_players(record)
         check_replay_record(record)
     except ValueError as err:
         raise BadRequest(str(err)) from None
     try:
-        return Game.from_replay(record)
+        return Game.from_replay(record), players
     except ValueError as err:
         raise BadRequest(f"not a valid replay: {err}") from None
 
@@ -57,12 +60,14 @@ def parse_viewer(view: str | None) -> int | None:
 
 def replay_frames(record: Any, viewer: int | None) -> dict[str, Any]:
     """Every frame of the replay as `viewer` saw it: `{"preset", "actions", "viewer",
-    "frames": [...]}`; frame i is the table after i actions with the events they caused."""
-    final = check_record(record)
+    "players", "frames": [...]}`; frame i is the table after i actions with the events they
+    caused. `players` names who played each seat (None when the record does not say); the
+    frames' seats carry those names."""
+    final, players = check_record(record)
     start = {k: v for k, v in final.to_replay().items() if k != "result"}
     start["actions"] = []
     game = Game.from_replay(start)
-    names = [f"seat {s}" for s in range(NUM_SEATS)]
+    names = players or [f"seat {s}" for s in range(NUM_SEATS)]
     steps: list[str | None] = [None] * len(game.log)
 
     def frame(first_event: int) -> dict[str, Any]:
@@ -79,7 +84,8 @@ def replay_frames(record: Any, viewer: int | None) -> dict[str, Any]:
         step_logged(game, action, steps)
         frames.append(frame(n))
         frames[-1]["action"] = words
-    return {"preset": final.rules.preset, "actions": len(final.actions), "viewer": viewer, "frames": frames}
+    return {"preset": final.rules.preset, "actions": len(final.actions), "viewer": viewer, "players": players,
+            "frames": frames}
 
 
 def replay_files(paths: list[str]) -> list[Path]:

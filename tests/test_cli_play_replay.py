@@ -23,7 +23,8 @@ from agents import make_agent
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder
 from baohuang_env.text import format_hand, render_table
-from baohuang_env.replay import save_replay
+from baohuang_env.replay import read_replay, save_replay
+from baohuang_env.text import score_lines, winner_text
 from baohuang_cli import cli, play_cmd, replay_cmd
 
 RULES = get_rules("jj")
@@ -237,16 +238,19 @@ def test_play_bad_opponents(opponents, message, capsys):
     ("tampered-result", "does not reproduce its recorded result"),
     ("illegal-action", "cannot take action"),
     ("bad-actions", "malformed"),
+    ("bad-players", '"players" is a list of 5 names'),
 ])
 def test_replay_broken_files_give_clean_errors(content, message, tmp_path, capsys):
     path = tmp_path / "broken.json"
-    if content in ("tampered-result", "illegal-action", "bad-actions"):
+    if content in ("tampered-result", "illegal-action", "bad-actions", "bad-players"):
         finished_replay(path)
         record = json.loads(path.read_text())
         if content == "tampered-result":
             record["result"]["scores"] = [0] * 5
         elif content == "illegal-action":
             record["actions"][0] = 4035  # a play in the role phase
+        elif content == "bad-players":
+            record["players"] = ["you", "heuristic"]
         else:
             record["actions"] = None
         content = json.dumps(record)
@@ -326,6 +330,62 @@ def test_replay_table_shows_a_hidden_guard_only_once_public():
         if revealed >= 3:
             break
     assert revealed >= 3
+
+
+def test_play_saves_who_played_each_seat_and_replay_steps_forward_back_and_jumps(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "game.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("#1\n" * 400))  # the human plays its first move
+    assert cli.main(["play", "--seat", "2", "--seed", "3", "--opponents", "autoplay,random,heuristic,greedy",
+                     "--save", str(path)]) == 0
+    capsys.readouterr()
+    replay = read_replay(path)
+    assert replay.players == ["autoplay", "random", "you", "heuristic", "greedy"]
+    n = len(replay.game.actions)
+
+    # Enter and n step forward, b back, a number jumps (0: the deal); wrong answers are asked again
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\nn\nb\n40\nb\nx\n999\n0\nq\n"))
+    assert cli.main(["replay", str(path), "--step"]) == 0
+    out = capsys.readouterr().out
+    assert "players: seat 0: autoplay, seat 1: random, seat 2: you, seat 3: heuristic, seat 4: greedy" in out
+    shown = [int(m) for m in re.findall(rf"^\[(\d+)/{n}\]", out, re.M)]
+    assert [k for i, k in enumerate(shown) if i == 0 or shown[i - 1] != k] == [1, 2, 1, 40, 39]
+    blocks = [b for b in out.split("\n\n") if b.startswith(("[1/", "deal ("))]
+    tables = [b.split("\n[Enter/n]")[0] for b in blocks]
+    assert len(tables) == 4 and tables[0] == tables[3] and tables[1] == tables[2]  # the deal, move 1, 1 again, deal
+    assert f"  ! type Enter or n (next), b (back), a number 0-{n} (jump)" in out
+    assert f"  ! there is no action 999: jump to 0 (the deal) .. {n}" in out
+    assert out.rstrip().endswith("stopped before action 1 of " + str(n))
+
+
+def test_a_replay_from_before_players_were_recorded_still_loads(tmp_path, capsys):
+    path = tmp_path / "old.json"
+    game = finished_replay(path, seed=4)
+    assert "players" not in json.loads(path.read_text())
+    assert read_replay(path).players is None
+    assert cli.main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "players: not recorded in this file" in out and winner_text(game) in out
+
+
+def test_the_terminal_result_names_the_winning_side_and_explains_qingdaos_doubling(tmp_path, capsys, monkeypatch):
+    """The end of `baohuang play` in qingdao (seed 20: the emperor and the guard take the two
+    last places, which doubles the points) says who won and why the scores are what they are,
+    in the words the web page shows (one wording: `text.winner_text`, `text.score_lines`)."""
+    from baohuang_web import views
+
+    path = tmp_path / "q.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("#1\n" * 400))
+    assert cli.main(["play", "--preset", "qingdao", "--seat", "2", "--seed", "20", "--opponents", "heuristic",
+                     "--save", str(path)]) == 0
+    out = capsys.readouterr().out.replace(" (you)", "")
+    game = read_replay(path).game
+    assert "The rebels win: seats 1, 3, 4." in out
+    assert ("× 2 (the emperor and the guard took places 4 and 5, the two first or the two last): "
+            "every player's points are doubled.") in out
+    assert "Each seat scores its team's sum: the emperor's side -12, the rebels +12." in out
+    end = out[out.index("Result:"):].splitlines()
+    assert end[end.index(winner_text(game)):end.index("Your score: -12")] == [winner_text(game), *score_lines(game)]
+    assert views.result_view(game)["score_lines"] == score_lines(game)  # the page's words are these
 
 
 def _console_script() -> str | None:

@@ -399,3 +399,27 @@ def test_replay_files_given_to_the_server_are_listed_and_served(tmp_path):
     assert client.get("/api/replays/2").status_code == 404
     with pytest.raises(ValueError, match="neither a replay file nor a folder"):
         client_for(replays=[str(tmp_path / "missing.json")])
+
+
+def test_a_games_replay_names_its_players_and_the_viewer_shows_them():
+    """The page's saved replay records who played each seat ("you" for the person), the
+    viewer's frames carry those names, and a record from before the field still loads."""
+    client = client_for()
+    game_id, headers, view = start_game(client, seat=1, opponents=["greedy", "random", "heuristic", "greedy"])
+    play_game(client, game_id, headers, view, random.Random(5))
+    record = client.get(f"/api/games/{game_id}/replay", headers=headers).json()
+    assert record["players"] == ["greedy", "you", "random", "heuristic", "greedy"]
+    frames = client.post("/api/replays/view?view=1", json=record).json()
+    assert frames["players"] == record["players"]
+    assert [row["name"] for row in frames["frames"][-1]["seats"]] == record["players"]
+
+    old = {k: v for k, v in record.items() if k != "players"}
+    frames = client.post("/api/replays/view", json=old).json()
+    assert frames["players"] is None and frames["frames"][-1]["over"]
+
+
+@pytest.mark.parametrize("players", [["you"] * 4, "you", ["you", 1, "a", "b", "c"], ["", "a", "b", "c", "d"],
+                                     ["x" * 201, "a", "b", "c", "d"]])
+def test_a_replay_with_wrong_players_is_refused(players):
+    r = client_for().post("/api/replays/view", json={**_finished_replay(), "players": players})
+    assert r.status_code == 400 and '"players" is a list of 5 names' in r.json()["error"]

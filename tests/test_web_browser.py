@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -214,6 +215,8 @@ def test_a_whole_game_with_a_63_bit_seed_is_played_and_its_saved_replay_is_exact
     saved = tmp_path / "saved.json"
     download.value.save_as(saved)
     assert json.loads(saved.read_text(encoding="utf-8")) == record
+    assert re.fullmatch(r"baohuang-jj-\d{8}-\d{4}\.json", download.value.suggested_filename)  # preset, time
+    assert record["players"] == ["random", "greedy", "you", "greedy", "greedy"]  # seat 0 as chosen, the others default
 
     # `baohuang replay` replays it to the same scores
     cli = subprocess.run([sys.executable, "-m", "baohuang_cli.cli", "replay", str(saved)], cwd=ROOT,
@@ -236,6 +239,10 @@ def test_a_whole_game_with_a_63_bit_seed_is_played_and_its_saved_replay_is_exact
     page.wait_for_selector("#viewer:not([hidden])", timeout=WAIT_MS)
     page.click("#last")
     assert _shown_scores(page) == dict(enumerate(scores))
+    # who played each seat, as a person reads it in the viewer
+    assert page.inner_text("#players") == "Players: seat 0 random · seat 1 greedy · seat 2 you · seat 3 greedy · " \
+        "seat 4 greedy"
+    assert page.locator(".seat-box[data-seat='0'] .who").inner_text() == "seat 0 · random"
     assert page.errors == []
 
     # the end screen said who won and why the scores are what they are
@@ -442,6 +449,7 @@ def test_a_replay_is_stepped_through_in_a_seats_and_the_spectators_view(server, 
     page.set_input_files("#file", str(tmp_path / "mine.json"))
     page.wait_for_selector("#viewer:not([hidden])", timeout=WAIT_MS)
     assert _frame(page) == (0, n)
+    assert page.inner_text("#players") == "Players: not recorded in this file"  # a file from before the field
     for _ in range(3):
         page.click("#forward")
     page.click("#back")

@@ -217,10 +217,18 @@ async function showHints() {
   }
 }
 
+// The saved replay's file name: the preset and the local time, e.g. baohuang-jj-20261204-0712.json.
+function replayFileName(preset, when) {
+  const two = (n) => String(n).padStart(2, "0");
+  const day = `${when.getFullYear()}${two(when.getMonth() + 1)}${two(when.getDate())}`;
+  return `baohuang-${preset}-${day}-${two(when.getHours())}${two(when.getMinutes())}.json`;
+}
+
 async function loadReplay() {
   try {
     const text = await apiText(`/api/games/${state.id}/replay`);  // as sent: see apiText
     $("save-replay").href = URL.createObjectURL(new Blob([text], {type: "application/json"}));
+    $("save-replay").download = replayFileName(state.preset, new Date());
     localStorage.setItem("baohuang-last-replay", text);
   } catch (err) {
     showError($("error"), err.message);

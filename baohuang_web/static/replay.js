@@ -29,6 +29,7 @@ async function load() {
     else if (state.record !== null) data = await post(`/api/replays/view?view=${view}`, state.record);
     else return;
     state.frames = data.frames;
+    $("players").textContent = playersText(data.players);
     $("jump").max = String(data.frames.length - 1);
     $("jump-to").max = String(data.frames.length - 1);
     $("viewer").hidden = false;
@@ -37,6 +38,12 @@ async function load() {
     $("viewer").hidden = true;
     showError($("error"), err.message);
   }
+}
+
+// Who played each seat, as the file records it ("you": the person who played it in the page or the terminal).
+function playersText(players) {
+  if (!players) return "Players: not recorded in this file";
+  return "Players: " + players.map((name, seat) => `seat ${seat} ${name}`).join(" · ");
 }
 
 function show(i) {
