@@ -134,15 +134,14 @@ def learning_rate(cfg: PPOConfig, counters: PPOCounters) -> float:
     return cfg.learning_rate * (1.0 - done * (1.0 - cfg.lr_final_fraction))
 
 
-def iteration_decisions(cfg: PPOConfig, remaining_s: float, iteration_s: float | None) -> int:
+def iteration_decisions(cfg: PPOConfig, remaining_s: float, pace_s: float | None) -> int:
     """The learner decisions to collect for the next update: `rollout_decisions`, or, when
-    less training time is left than the last iteration took, the share of them that time
-    fits at the last iteration's pace (at least one minibatch), so that a time budget ends
-    the run on time instead of up to a whole iteration late."""
-    if iteration_s is None or iteration_s <= remaining_s:
+    the remaining training time fits fewer at the last iteration's pace (`pace_s`: its
+    training seconds per decision, collecting and learning), that many (at least one), so
+    that a time budget ends the run on time instead of up to a whole iteration late."""
+    if pace_s is None or not math.isfinite(remaining_s):
         return cfg.rollout_decisions
-    share = math.ceil(cfg.rollout_decisions * remaining_s / iteration_s)
-    return min(cfg.rollout_decisions, max(share, cfg.minibatch_size))
+    return max(1, min(cfg.rollout_decisions, math.ceil(remaining_s / pace_s)))
 
 
 def checkpoint_payload(cfg: PPOConfig, rules: Rules, net: ActorCritic, optimizer, pool: OpponentPool,
@@ -227,14 +226,14 @@ def _learn(cfg: PPOConfig, rules: Rules, run: Run, networks: tuple[ActorCritic, 
     update_rate = FrameRate(counters.frames, clock.now)
     recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=500))  # training-game results
     vs_snapshots: deque[float] = deque(maxlen=cfg.snapshot_window)
-    iteration_s, started = None, clock.now  # the last iteration's training time, unknown at first
+    pace_s, started = None, clock.now  # the last iteration's seconds per decision, unknown at first
 
     while not clock.done():
         lr = learning_rate(cfg, counters)
         for group in optimizer.param_groups:
             group["lr"] = lr
         torch.set_num_threads(1)  # the rollout's forward passes are small
-        collected = workers.collect(iteration_decisions(cfg, clock.remaining_s, iteration_s), stop=clock.stopping)
+        collected = workers.collect(iteration_decisions(cfg, clock.remaining_s, pace_s), stop=clock.stopping)
         torch.set_num_threads(cfg.torch_threads)
         if collected is None:  # stopped (Ctrl-C) mid-rollout: its games are dropped, the clock ends the run
             continue
@@ -253,7 +252,7 @@ def _learn(cfg: PPOConfig, rules: Rules, run: Run, networks: tuple[ActorCritic, 
             for role, score in game["returns"]:
                 recent[f"episodic_return_{role}"].append(score)
         clock.tick()
-        iteration_s, started = clock.now - started, clock.now
+        pace_s, started = (clock.now - started) / max(len(batch), 1), clock.now
 
         # --- the opponent pool ----------------------------------------------------------
         beaten = (cfg.snapshot_win_rate > 0 and len(vs_snapshots) == vs_snapshots.maxlen
