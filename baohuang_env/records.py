@@ -18,8 +18,11 @@ from .rules import PRESETS, Rules
 
 #: Largest seed a replay may name: deals are drawn from seeds below 2**63 (`Game.reset`).
 MAX_SEED = 2**63 - 1
-#: The fields of a replay record (`Game.to_replay`) and of its hand-built deal.
-RECORD_FIELDS = ("format", "version", "rules", "rules_revision", "seed", "actions", "deal", "result")
+#: The replay record's optional field naming who played each seat (`baohuang_env.replay`).
+PLAYERS_FIELD = "players"
+#: The fields of a replay record (`Game.to_replay`, and the players where a writer knows them)
+#: and of its hand-built deal.
+RECORD_FIELDS = ("format", "version", "rules", "rules_revision", "seed", "actions", "deal", "result", PLAYERS_FIELD)
 DEAL_FIELDS = ("hands", "suits", "emperor_card_seat", "guard_card_seat")
 
 _SHOWN = reprlib.Repr()
@@ -135,5 +138,5 @@ def _check_counts(value: Any, shape: tuple[int, ...], name: str, most: int) -> N
             todo += [(child, depth + 1, f"{where}[{i}]") for i, child in enumerate(item)]
 
 
-__all__ = ["DEAL_FIELDS", "MAX_SEED", "RECORD_FIELDS", "check_fields", "check_int", "check_replay_record",
-           "require_fields", "shown"]
+__all__ = ["DEAL_FIELDS", "MAX_SEED", "PLAYERS_FIELD", "RECORD_FIELDS", "check_fields", "check_int",
+           "check_replay_record", "require_fields", "shown"]

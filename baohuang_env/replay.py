@@ -21,10 +21,8 @@ from typing import Any
 
 from .cards import NUM_SEATS
 from .game import Game
-from .records import shown
+from .records import PLAYERS_FIELD, shown
 
-#: The replay record's optional field naming who played each seat, in seat order.
-PLAYERS_FIELD = "players"
 #: Longest name of a player a record may hold (an agent spec with a checkpoint's path).
 MAX_PLAYER_CHARS = 200
 
