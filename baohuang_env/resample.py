@@ -7,17 +7,14 @@ viewer's information state in `game`.
 
 Built by deal and replay, through the engine's own owners: the other seats' *dealt* hands are
 drawn, the game is dealt with `Game.from_deal` and the true game's actions are replayed with
-`Game.step`, so the role phase writes every role fact itself. The draw:
-
-* the viewer keeps its dealt hand; every other seat keeps its dealt card count;
-* every card that left a seat during the game (plays, tribute, any card move) is dealt to
-  that seat again (its public use pins it there; in calling presets one of the seat's own
-  suited copies), and a caller keeps three copies of the suit-rank he called;
-* the marked emperor card (a BJ) stays with its first holder (public: he is asked first);
-* the guard card (an SJ; fixed-guard-card presets), when the guard is hidden from the viewer,
-  goes to one of `guard_seats` (in proportion to its unseen cards, or by `guard_weights`); in calling presets the guard
-  follows from the deal (the called card's 4th copy);
-* the rest of the other seats' dealt cards are pooled and dealt again at random.
+`Game.step`, so the role phase writes every role fact itself. The deal is drawn within the
+bounds the record implies (`baohuang_env.deal_constraints`: what each seat gave away, the
+marked cards' holders, a caller's triple and a known guard's 4th copy, jokers-only plays,
+tribute's highest-card rule, the forced round), the viewer keeping his dealt hand and every
+other seat its dealt count; in fixed-guard-card presets, when the guard is hidden from the
+viewer, the guard card goes to one of `guard_seats` (in proportion to its unbounded cards, or
+by `guard_weights`); in calling presets the guard follows from the deal (the called card's
+4th copy).
 
 A draw is accepted when every action replays legally, each was taken by the same seat, and the
 viewer's observation (`Encoder.encode`) and, on his turn, mask are byte-identical to the true
@@ -31,68 +28,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from .cards import NUM_SEATS
+from .deal_constraints import deal_bounds, draw_deal
 from .game import Game, IllegalActionError
 from .infostate import InfoState, encoder_of, guard_seats, info_state, marks
 
 
 class ResampleError(RuntimeError):
     """No draw consistent with the viewer's information was found in the tries allowed."""
-
-
-def _others(info: InfoState) -> list[int]:
-    return [s for s in range(NUM_SEATS) if s != info.viewer]
-
-
-def _pins(info: InfoState, rng: np.random.Generator) -> np.ndarray:
-    """The units each other seat must have been dealt: what it gave away beyond what it got
-    (suited copies of each kind drawn among those not pinned elsewhere), a caller's triple, the
-    marked BJ with its first holder (module docstring)."""
-    per = 4 if info.suited else 1
-    kept = info.called.copy()  # first: a call names the very copies
-    kept[info.viewer] = 0  # (his hand is the true one)
-    free = info.deck - info.hand  # the copies the other seats were dealt, between them
-    for s in _others(info):
-        for kind in np.flatnonzero(info.dealt_at_least[s]):
-            units = np.arange(kind * per, kind * per + per)
-            need = int(info.dealt_at_least[s, kind] - kept[s, units].sum())
-            if need <= 0:
-                continue
-            copies = np.repeat(units, np.maximum(free[units] - kept[:, units].sum(axis=0), 0))
-            take = rng.choice(copies, size=min(need, copies.size), replace=False)
-            np.add.at(kept[s], take, 1)
-    _pin_marked(info, kept, info.first_emperor_card_seat, info.kinds.bj * per, info.emperor_card_kept)
-    return kept
-
-
-def _pin_marked(info: InfoState, kept: np.ndarray, seat: int, unit: int, still_there: bool) -> None:
-    """Pin a marked joker to `seat` (not the viewer's: his hand is the true one): one copy beyond
-    those it gave away while the card is still in its dealt seat (when the other seats were
-    dealt a copy more than is pinned), else among them; the replay's check has the last word."""
-    if seat < 0 or seat == info.viewer:
-        return
-    spare = kept[_others(info), unit].sum() < info.deck[unit] - info.hand[unit]
-    kept[seat, unit] = kept[seat, unit] + 1 if still_there and spare else max(kept[seat, unit], 1)
-
-
-def _deal(info: InfoState, kept: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
-    """Dealt units for all seats: the viewer's own, the pinned ones, and the rest of the deck
-    dealt at random to the other seats, each keeping its dealt count; None when the pins
-    cannot be dealt (a draw to try again)."""
-    others = _others(info)
-    dealt = np.zeros((NUM_SEATS, info.deck.size), dtype=np.int64)
-    dealt[info.viewer] = info.hand
-    free = info.deck - info.hand - kept[others].sum(axis=0)
-    if (free < 0).any():
-        return None
-    pool = rng.permutation(np.repeat(np.arange(free.size), free))
-    at = 0
-    for s in others:
-        n = int(info.dealt_counts[s] - kept[s].sum())
-        if n < 0:
-            return None
-        dealt[s] = kept[s] + np.bincount(pool[at:at + n], minlength=free.size)
-        at += n
-    return dealt
 
 
 def _build(info: InfoState, units: np.ndarray, guard_seat: int, check: bool) -> Game | None:
@@ -158,20 +100,19 @@ def resample_info(info: InfoState, rng: np.random.Generator, guard_weights: Sequ
         seats = tuple(s for s in range(NUM_SEATS) if s != info.viewer and info.dealt_counts[s])
     if guard_weights is not None and len(seats) > 1 and sum(guard_weights[s] for s in seats) <= 0:
         raise ValueError(f"guard_weights give no weight to the candidate seats {list(seats)}")
-    sj = info.kinds.sj * (4 if info.suited else 1)
+    bounds = deal_bounds(info)
+    unseen = info.dealt_counts - bounds.lo_kind.sum(axis=1)
     for _ in range(tries):
-        kept = _pins(info, rng)
         guard_seat = seats[0]
         if len(seats) > 1:
             if uniform:
                 w = np.ones(len(seats))
             elif guard_weights is None:  # the deal's own prior: in proportion to the unseen cards
-                w = np.array([info.dealt_counts[s] - kept[s].sum() for s in seats], dtype=float)
+                w = np.array([unseen[s] for s in seats], dtype=float)
             else:
                 w = np.array([guard_weights[s] for s in seats], dtype=float)
             guard_seat = seats[int(rng.choice(len(seats), p=w / w.sum()))]
-        _pin_marked(info, kept, guard_seat, sj, info.guard_card_kept)
-        dealt = _deal(info, kept, rng)
+        dealt = draw_deal(info, bounds, guard_seat, rng)
         g = None if dealt is None else _build(info, dealt, guard_seat, not uniform)
         if g is not None:
             return g

@@ -125,3 +125,127 @@ def test_a_uniform_world_where_the_deal_is_already_over_is_not_kept():
     for _ in range(40):
         world = resample_info(info, rng, uniform=True)
         assert (world.phase, world.current_player) == (PLAY, 2) and np.array_equal(world.legal_mask(), info.mask)
+
+
+# ---------------------------------------------------------------- the draw never fails (issue 35, item 3)
+
+def audited_decision(preset: str, deal: int, step: int):
+    """The game and seat of the leak audit's decision at `step` of `deal` (seed 0: the audit's bot
+    for deal k is AUDIT_AGENTS[k % 3], playing all five seats; baohuang_study.leak.audit_preset)."""
+    from baohuang_env.agent import make_agent
+    from baohuang_eval.play import Table, play_games
+    from baohuang_study.leak import AUDIT_AGENTS
+
+    rules = get_rules(preset)
+    spec, found = AUDIT_AGENTS[deal % len(AUDIT_AGENTS)], []
+
+    def watch(game, seat, _action):
+        if len(game.actions) == step and not found:
+            found.append((game.copy(), seat))
+
+    play_games(rules, [Table(deal, [make_agent(spec, rules, deal)] * 5, [spec] * 5, "audit", watch=watch,
+                             until=lambda _game: bool(found))], rows=1)
+    return found[0]
+
+
+def assert_consistent(world: Game, game: Game, seat: int, enc: Encoder) -> None:
+    """The exact check, made here apart from the sampler: same actions, phase and turn, the seat's
+    observation and (on its turn) mask byte-identical, its cards and everyone's card counts the same."""
+    assert world.actions == game.actions and (world.phase, world.current_player) == (game.phase, game.current_player)
+    assert enc.encode(world, seat).tobytes() == enc.encode(game, seat).tobytes()
+    assert world.hands[seat] == game.hands[seat] and world.cards_left == game.cards_left
+    if game.current_player == seat and not game.is_over:
+        assert world.legal_mask().tobytes() == game.legal_mask().tobytes()
+
+
+@pytest.mark.parametrize("preset, deal, step, what", [
+    ("generic216", 30, 87, "a grab moved the marked BJ to the grabber"),
+    ("lianzhong_classic", 15, 144, "an open guard holds the called card's 4th copy"),
+    ("lianzhong_classic", 32, 158, "the marked BJ is one of the called BJ triple"),
+    ("qingdao", 32, 158, "a play of jokers alone: no rank card left"),
+    ("generic216", 2, 518, "the audit's failure before"),
+    ("generic216", 20, 386, "the audit's failure before"),
+])
+def test_the_audit_decisions_that_found_no_draw_now_find_one(preset, deal, step, what):
+    """Decisions where the sampler used to give up after 100 tries (`baohuang study leak`)."""
+    game, seat = audited_decision(preset, deal, step)
+    enc, rng = Encoder(game.rules), np.random.default_rng(0)
+    for _ in range(10):
+        assert_consistent(resample(game, seat, rng), game, seat, enc)
+
+
+def dealt_units(game: Game) -> np.ndarray:
+    """The true dealt units of `game` (per kind, or per kind and suit)."""
+    from baohuang_env.infostate import units
+
+    g = game.copy()
+    g.reset(game.seed)
+    return units(g)
+
+
+def many_decisions(preset: str, seeds, every: int):
+    """(game, viewer) at every `every`-th step of random games, the viewer the seat to act at
+    even steps, else the step's seat number (so seats that are not to act are drawn for too);
+    every other game with the auto-play bot's role answers (the guard stays hidden)."""
+    rules = get_rules(preset)
+    for k, seed in enumerate(seeds):
+        for game in random_games(rules, [seed], every, quiet_roles=bool(k % 2)):
+            n = len(game.actions)
+            yield game, (game.current_player if n % 2 == 0 else n % 5)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_bounds_hold_for_the_true_deal(preset):
+    """Every bound `deal_bounds` derives from the record holds for the true deal (it discards no
+    consistent world)."""
+    from baohuang_env.deal_constraints import deal_bounds
+    from baohuang_env.infostate import info_state
+
+    per = 4 if get_rules(preset).suits_matter else 1
+    checked = 0
+    for game, viewer in many_decisions(preset, range(100, 106), every=11):
+        b = deal_bounds(info_state(game, viewer))
+        true = dealt_units(game)
+        kinds = true.reshape(5, -1, per).sum(axis=2)
+        others = [s for s in range(5) if s != viewer]
+        assert (kinds[others] >= b.lo_kind[others]).all()
+        assert (kinds[others][b.exact[others]] == b.lo_kind[others][b.exact[others]]).all()
+        assert (true[others] >= b.lo_unit[others]).all() and (true[others] <= b.hi_unit[others]).all()
+        checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("preset", ["lianzhong_simple", "generic216"])
+def test_tribute_is_paid_from_the_second_abdication_on(preset):
+    """`deal_constraints` reads the payers of tribute as the seats of the second and later
+    abdications (the engine's `role_phase.abdicate`); pinned here against the engine's log."""
+    from baohuang_env.role_phase import ABDICATE
+
+    rules, seen = get_rules(preset), 0
+    for seed in range(60):
+        rng, game = np.random.default_rng(seed), Game(rules, seed=seed)
+        actors = []
+        while game.phase == ROLE and not game.is_over:
+            actors.append((game.current_player, None))
+            a = int(rng.choice(game.legal_actions()))
+            actors[-1] = (game.current_player, a)
+            game.step(a)
+        abdicators = [s for s, a in actors if a == ABDICATE]
+        paid = [e[1] for e in game.log if e[0] == "tribute"]
+        assert set(paid) <= set(abdicators[1:]) and len(paid) <= len(abdicators[1:])
+        seen += len(paid)
+    assert seen > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_no_draw_fails_over_a_thousand_decisions(preset):
+    """Over 1,000+ decisions of random games (seats to act and not), every draw finds a world
+    within its 100 tries, and each passes the exact check made here apart."""
+    enc, rng, n = Encoder(get_rules(preset)), np.random.default_rng(3), 0
+    for game, viewer in many_decisions(preset, range(200, 240), every=9):
+        assert_consistent(resample(game, viewer, rng), game, viewer, enc)
+        n += 1
+        if n == 1000:
+            return
+    raise AssertionError(f"only {n} decisions")
