@@ -206,9 +206,8 @@ def _forced_round(info: InfoState, hi_unit: np.ndarray) -> None:
         seat = upper(seat)
 
 
-#: Every non-empty proper subset of the four other seats, as rows of 0/1 (the cut test).
-_SUBSETS = np.array([m for m in itertools.product((0, 1), repeat=NUM_SEATS - 1) if 0 < sum(m) < NUM_SEATS - 1],
-                    dtype=np.int64)
+#: Every non-empty subset of the four other seats, as rows of 0/1 (the cut test).
+_SUBSETS = np.array([m for m in itertools.product((0, 1), repeat=NUM_SEATS - 1) if sum(m)], dtype=np.int64)
 
 
 def _feasible(copies: np.ndarray, room: np.ndarray, cap: np.ndarray) -> bool:
@@ -223,33 +222,49 @@ def _feasible(copies: np.ndarray, room: np.ndarray, cap: np.ndarray) -> bool:
 def _fill(copies: np.ndarray, room: np.ndarray, cap: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
     """A random deal of `copies` within `room` and `cap` (`_feasible`), or None when there is
     none: the units some seat may not take in full first, copy by copy to an allowed seat in
-    proportion to its places left, each choice keeping the rest feasible; then the others
-    dealt at random to the places left."""
+    proportion to its places left (a unit's split checked to keep the rest feasible, and if it
+    does not, dealt again with each copy checked); then the others dealt at random to the
+    places left."""
     if not _feasible(copies, room, cap):
         return None
     copies, room, cap = copies.copy(), room.copy(), cap.copy()
     out = np.zeros(cap.shape, dtype=np.int64)
     for u in rng.permutation(np.flatnonzero((cap < copies).any(axis=0) & (copies > 0))):
-        while copies[u]:
-            w = np.where(cap[:, u] > 0, room, 0).astype(float)
-            while True:
-                s = int(rng.choice(w.size, p=w / w.sum()))
-                copies[u] -= 1
-                room[s] -= 1
-                cap[s, u] -= 1
-                if _feasible(copies, room, cap):
-                    break
-                copies[u] += 1
-                room[s] += 1
-                cap[s, u] += 1
-                w[s] = 0
-            out[s, u] += 1
+        saved = copies[u], room.copy(), cap[:, u].copy(), out[:, u].copy()
+        for checked in (False, True):
+            while copies[u] and _deal_copy(u, copies, room, cap, out, rng, checked):
+                pass
+            if checked or _feasible(copies, room, cap):
+                break
+            copies[u], room[:], cap[:, u], out[:, u] = saved
     pool = rng.permutation(np.repeat(np.arange(copies.size), copies))
     at = 0
     for s in range(room.size):
         out[s] += np.bincount(pool[at:at + room[s]], minlength=copies.size)
         at += room[s]
     return out
+
+
+def _deal_copy(u: int, copies: np.ndarray, room: np.ndarray, cap: np.ndarray, out: np.ndarray,
+               rng: np.random.Generator, checked: bool) -> bool:
+    """One copy of unit `u` to a seat that may take it, in proportion to its places left; with
+    `checked`, only to a seat that leaves the rest feasible (one always does while it is).
+    False when no seat may take it (unchecked only)."""
+    w = np.where(cap[:, u] > 0, room, 0).astype(float)
+    while True:
+        if not w.any():
+            return False
+        s = int(rng.choice(w.size, p=w / w.sum()))
+        copies[u] -= 1
+        room[s] -= 1
+        cap[s, u] -= 1
+        if not checked or _feasible(copies, room, cap):
+            out[s, u] += 1
+            return True
+        copies[u] += 1
+        room[s] += 1
+        cap[s, u] += 1
+        w[s] = 0
 
 
 def draw_deal(info: InfoState, bounds: DealBounds, guard_seat: int, rng: np.random.Generator) -> np.ndarray | None:
