@@ -71,9 +71,9 @@ def _config(args, config_cls):
             fields = {f.name for f in dataclasses.fields(_load(other))}
             if algo != args.algo and set(err.keys) <= fields:
                 keys = ", ".join(err.keys)
-                raise ValueError(f"{err.source}: {keys} {'is a key' if len(err.keys) == 1 else 'are keys'} of baohuang train {algo}, "
-                                 f"not {args.algo}: this looks like a {algo.upper()} config; "
-                                 f"use baohuang train {algo}") from None
+                are = "is a key" if len(err.keys) == 1 else "are keys"
+                raise ValueError(f"{err.source}: {keys} {are} of baohuang train {algo}, not {args.algo}: this looks "
+                                 f"like a {algo.upper()} config; use baohuang train {algo}") from None
         raise
 
 
