@@ -12,7 +12,11 @@ prints the Markdown summary. `--pairs consecutive` compares neighbours in the li
 default) rotates a focal agent through the seats against four copies of the other (10 games
 per deal and pair); `--protocol team` fixes the roles with the default answers and lets one
 agent play the whole emperor's side against the other on the rebel seats, then swaps the
-sides (2 games per deal and pair).
+sides (2 games per deal and pair). report.json records what each spec resolved to (file,
+sha256: `agents.provenance.resolve_spec`).
+
+Ctrl-C stops the evaluation at once: the report of the deals finished is written and printed,
+marked partial, and the command exits with 130.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from baohuang_env.seeds import EVAL_SEED_START
 from baohuang_eval import (
     PAIRINGS,
     PROTOCOLS,
+    EvaluationInterrupted,
+    Report,
     deal_range,
     evaluate_agents,
     load_deals,
@@ -76,10 +82,29 @@ def main(args) -> int:
             return 0
     if not args.agents:
         raise ValueError(f"give the agents to compare with --agents (e.g. autoplay random); {available_agents()}")
-    report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,
-                             replay_dir=args.save_replays, log=sys.stderr, protocol=args.protocol)
-    out = args.out or fresh_folder("runs/eval", time.strftime("%Y%m%d-%H%M%S"))
-    paths = write_report(report, out)
+    from agents.provenance import resolve_spec
+
+    try:
+        report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,
+                                 replay_dir=args.save_replays, log=sys.stderr, protocol=args.protocol,
+                                 resolve=resolve_spec)
+    except EvaluationInterrupted as stop:
+        _write(stop.report, args.out)
+        finished = ", ".join(f"{p.deals}" for p in stop.report.pairs)
+        print(f"baohuang eval: stopped by Ctrl-C; the report above is partial (deals finished of "
+              f"{len(deals.seeds)} asked, per pair: {finished})", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # before any game was played: nothing to report
+        print("baohuang eval: stopped by Ctrl-C before any game was played; nothing written", file=sys.stderr)
+        return 130
+    _write(report, args.out)
+    return 0
+
+
+def _write(report: Report, out: str | None) -> None:
+    """Write the report's files into `out` (default: a new folder under runs/eval), print its
+    Markdown, then say where the files are."""
+    folder = out or fresh_folder("runs/eval", time.strftime("%Y%m%d-%H%M%S"))
+    paths = write_report(report, folder)
     print(to_markdown(report))
     print(f"wrote {', '.join(str(p) for p in paths.values())}", file=sys.stderr)
-    return 0

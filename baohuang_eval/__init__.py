@@ -13,7 +13,16 @@ specs, a job's games at once on the batched engine (`play.play_games`), over wor
 """
 
 from .deals import DealSet, deal_range, load_deals, write_deals
-from .evaluate import PAIRINGS, PROTOCOLS, evaluate_against, evaluate_agents, evaluate_pair, get_protocol, make_pairs
+from .evaluate import (
+    PAIRINGS,
+    PROTOCOLS,
+    EvaluationInterrupted,
+    evaluate_against,
+    evaluate_agents,
+    evaluate_pair,
+    get_protocol,
+    make_pairs,
+)
 from .play import agent_seed, validate_specs
 from .protocol import PairGames, Protocol
 from .ratings import Rating, rate_league
@@ -21,12 +30,14 @@ from .report import Report
 from .seat import SEAT, GameRecord, PairResult
 from .stats import DuplicateStats, PairedStats, Stats, mean_interval, t_quantile, wilson_interval
 from .team import TEAM, TeamPairResult, TeamRecord
-from .writers import plot_png, to_markdown, write_report
+from .names import display_names
+from .writers import plot_png, summary_lines, to_markdown, write_report
 
 __all__ = [
-    "PAIRINGS", "PROTOCOLS", "SEAT", "TEAM", "DealSet", "DuplicateStats", "GameRecord", "PairGames", "PairResult",
-    "PairedStats", "Protocol", "Rating", "Report", "Stats", "TeamPairResult", "TeamRecord", "agent_seed",
-    "deal_range", "evaluate_against", "evaluate_agents", "evaluate_pair", "get_protocol", "load_deals",
-    "make_pairs", "mean_interval", "plot_png", "rate_league", "t_quantile", "to_markdown", "validate_specs",
-    "wilson_interval", "write_deals", "write_report",
+    "PAIRINGS", "PROTOCOLS", "SEAT", "TEAM", "DealSet", "DuplicateStats", "EvaluationInterrupted", "GameRecord",
+    "PairGames", "PairResult", "PairedStats", "Protocol", "Rating", "Report", "Stats", "TeamPairResult",
+    "TeamRecord", "agent_seed", "deal_range", "display_names", "evaluate_against", "evaluate_agents",
+    "evaluate_pair", "get_protocol", "load_deals", "make_pairs", "mean_interval", "plot_png", "rate_league",
+    "summary_lines", "t_quantile", "to_markdown", "validate_specs", "wilson_interval", "write_deals",
+    "write_report",
 ]

@@ -4,7 +4,8 @@ against a spec, in this process) and `evaluate_agents` (a list of agents, paired
 it up here, once (`get_protocol`).
 
 Nothing here writes files (but replays, when asked): `baohuang_eval.writers.write_report`
-writes a report.
+writes a report. Ctrl-C during `evaluate_agents` raises `EvaluationInterrupted`, which carries
+the partial report of the deals finished.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import itertools
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,7 +23,7 @@ from baohuang_env.rules import Rules
 
 from .deals import DealSet, check_seeds
 from .play import ObjectSeats, SpecSeats, validate_specs
-from .pool import Progress, play_pairs
+from .pool import PairsInterrupted, Progress, play_pairs
 from .protocol import PairGames, Protocol
 from .report import Report
 from .seat import SEAT
@@ -33,6 +34,15 @@ from .team import TEAM
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (SEAT, TEAM)}
 #: How `evaluate_agents` pairs a list of agents (see `make_pairs`).
 PAIRINGS = ("consecutive", "all", "first")
+
+
+class EvaluationInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped `evaluate_agents`; `report` is the partial report of the deals finished
+    (`Report.partial`), for the caller to write."""
+
+    def __init__(self, report: Report) -> None:
+        super().__init__("evaluation interrupted")
+        self.report = report
 
 
 def get_protocol(protocol: str | Protocol) -> Protocol:
@@ -104,12 +114,16 @@ def evaluate_against(agent: Agent, opponent: str, rules: Rules, seeds: Sequence[
 def evaluate_agents(specs: Sequence[str], rules: Rules | DealSet, seeds: Sequence[int] | None = None,
                     pairs: str = "consecutive", workers: int = 2, replay_dir: str | os.PathLike | None = None,
                     log: TextIO | None = sys.stderr, mp_context: Any = None,
-                    protocol: str | Protocol = "seat") -> Report:
+                    protocol: str | Protocol = "seat",
+                    resolve: Callable[[str, Rules], dict[str, Any]] | None = None) -> Report:
     """Evaluate a list of agents pairwise (`make_pairs`) on a deal set; returns a `Report`
     (write it with `write_report`).
 
     Give either `rules` and `seeds`, or a `DealSet` as `rules` (and no seeds). `protocol` is
-    "seat" (duplicate rotation) or "team" (side duplicate).
+    "seat" (duplicate rotation) or "team" (side duplicate). `resolve(spec, rules)` says what a
+    spec resolved to (`agents.provenance.resolve_spec`: file and sha256), recorded in the
+    report; this layer cannot know it, the agent kinds being registered above it. Ctrl-C
+    raises `EvaluationInterrupted` with the partial report.
     """
     proto = get_protocol(protocol)
     if isinstance(rules, DealSet):
@@ -128,14 +142,25 @@ def evaluate_agents(specs: Sequence[str], rules: Rules | DealSet, seeds: Sequenc
     if len(set(specs)) != len(specs):
         raise ValueError(f"list each agent once; got {specs}")
     validate_specs(specs, deals.rules)
+    resolved = {spec: resolve(spec, deals.rules) for spec in specs} if resolve is not None else {}
     started = time.strftime("%Y-%m-%dT%H:%M:%S")
-    results, seconds = play_pairs(make_pairs(specs, pairs), deals.rules, deals.seeds, proto, workers, replay_dir,
-                                  log, mp_context)
+    try:
+        results, seconds = play_pairs(make_pairs(specs, pairs), deals.rules, deals.seeds, proto, workers,
+                                      replay_dir, log, mp_context)
+    except PairsInterrupted as stop:
+        raise EvaluationInterrupted(Report(specs, deals, stop.results, pairs,
+                                           _timing(started, stop.results, stop.seconds, workers), proto,
+                                           partial=True, resolved=resolved)) from None
+    return Report(specs, deals, results, pairs, _timing(started, results, seconds, workers), proto,
+                  resolved=resolved)
+
+
+def _timing(started: str, results: Sequence[PairGames], seconds: float, workers: int) -> dict[str, Any]:
+    """The timing section of a report."""
     games = sum(len(p.records) for p in results)
-    timing = {"started": started, "seconds": seconds, "games": games,
-              "games_per_s": games / seconds if seconds > 0 else None, "workers": workers}
-    return Report(specs, deals, results, pairs, timing, proto)
+    return {"started": started, "seconds": seconds, "games": games,
+            "games_per_s": games / seconds if seconds > 0 else None, "workers": workers}
 
 
-__all__ = ["PAIRINGS", "PROTOCOLS", "evaluate_against", "evaluate_agents", "evaluate_pair", "get_protocol",
-           "make_pairs"]
+__all__ = ["PAIRINGS", "PROTOCOLS", "EvaluationInterrupted", "evaluate_against", "evaluate_agents",
+           "evaluate_pair", "get_protocol", "make_pairs"]

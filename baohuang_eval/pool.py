@@ -7,6 +7,11 @@ rewritten between two evaluations is loaded again). Workers start with "spawn": 
 child of a process that has used torch's thread pool (any checkpoint agent) can hang on its
 first torch call. Every chunk's records come back in submission order, so the results do
 not depend on the number of workers or the chunking.
+
+Ctrl-C: the workers ignore it (the terminal sends it to the whole process group), and this
+process, on its KeyboardInterrupt, cancels the chunks not started and ends the workers at once
+(`worker_pool`); `play_pairs` then raises `PairsInterrupted` with the results of the chunks
+that were finished, for a partial report.
 """
 
 from __future__ import annotations
@@ -14,10 +19,13 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import signal
+import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -98,12 +106,58 @@ def run_chunks(work: Callable[..., T], chunks: Sequence[list[int]], workers: int
             out.append(work(chunk, **local))
             progress.add(len(chunk) * games_per_deal)
         return out
-    with ProcessPoolExecutor(max_workers=workers, mp_context=start_method()) as pool:
-        futures = [pool.submit(work, chunk) for chunk in chunks]
+    with worker_pool(workers) as pool:
+        futures = submit_all(pool, work, chunks)
         for fut, chunk in zip(futures, chunks, strict=True):
             out.append(fut.result())
             progress.add(len(chunk) * games_per_deal)
     return out
+
+
+@contextmanager
+def children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside ignore SIGINT (a disposition kept across fork and exec): the
+    terminal sends Ctrl-C to its whole foreground process group, and the workers must neither
+    die mid-chunk nor print KeyboardInterrupt tracebacks of their own; this process stops them
+    (`worker_pool`). Its own SIGINT is held meanwhile and delivered on exit. Outside the main
+    thread (no signal handlers there) it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+@contextmanager
+def worker_pool(workers: int, mp_context: Any = None) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` spawned processes (`start_method`), shut down on a normal exit.
+    On any exception inside, Ctrl-C's KeyboardInterrupt included, the jobs not started are
+    cancelled and the workers ended at once, their running jobs lost: waiting for them (what
+    the executor's own `with` does) kept Ctrl-C unanswered for the length of a chunk per
+    worker, and the queued ones for the whole evaluation."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=start_method(mp_context))
+    try:
+        yield pool
+    except BaseException:
+        # the executor has no public way to end its workers before Python 3.14 (terminate_workers)
+        processes = list((pool._processes or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        raise
+    pool.shutdown()
+
+
+def submit_all(pool: ProcessPoolExecutor, work: Callable[..., T], items: Sequence[Any]) -> list[Future]:
+    """`work(item)` of every item submitted to `pool`, in order. The pool starts its workers
+    while they are submitted, so they start ignoring Ctrl-C (`children_ignore_ctrl_c`)."""
+    with children_ignore_ctrl_c():
+        return [pool.submit(work, item) for item in items]
 
 
 #: Per worker process: the agents built for the current evaluation (keyed by a run token).
@@ -122,12 +176,23 @@ def _run_job(job: tuple) -> list:
     return protocol.play_chunk(rules, a, b, seats_a, seats_b, seeds, Path(replay_dir) if replay_dir else None)
 
 
+class PairsInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped `play_pairs`: `results` holds every pair's games of the chunks that were
+    finished (whole deals, so each pair's statistics stay paired; a pair may have none) and
+    `seconds` the wall time until then."""
+
+    def __init__(self, results: list[PairGames], seconds: float) -> None:
+        super().__init__("evaluation interrupted")
+        self.results, self.seconds = results, seconds
+
+
 def play_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: tuple[int, ...], protocol: Protocol,
                workers: int, replay_dir: str | os.PathLike | None, log: TextIO | None,
                mp_context: Any = None) -> tuple[list[PairGames], float]:
     """Play every pair (specs A, B) on `seeds` under `protocol`, over `workers` processes
     (in this process when 1); returns the pair results and the wall time. Replays go into
-    `replay_dir/<index>-<A>-vs-<B>/`."""
+    `replay_dir/<index>-<A>-vs-<B>/`. Ctrl-C stops it at once with `PairsInterrupted`,
+    which carries the finished chunks' results."""
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     token = uuid.uuid4().hex
@@ -141,40 +206,46 @@ def play_pairs(pairs: Sequence[tuple[str, str]], rules: Rules, seeds: tuple[int,
             jobs.append((i, (token, rules.to_dict(), protocol, a, b, seeds[k:k + size], pdir)))
     per_deal = protocol.games_per_deal
     progress = Progress(len(pairs) * len(seeds) * per_deal, log, protocol.progress_label)
-    chunks: dict[int, list[list]] = {i: [] for i in range(len(pairs))}
+    finished: dict[int, list] = {}  # job number -> its records
     seconds = [0.0] * len(pairs)
+    interrupted = False
     try:
         if workers == 1:
-            for i, job in jobs:
+            for n, (i, job) in enumerate(jobs):
                 t = time.perf_counter()
-                chunks[i].append(_run_job(job))
+                finished[n] = _run_job(job)
                 seconds[i] += time.perf_counter() - t
                 progress.add(len(job[5]) * per_deal)
         else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=start_method(mp_context)) as pool:
-                _run_in_pool(pool, jobs, chunks, progress, per_deal)
+            with worker_pool(workers, mp_context) as pool:
+                futures = submit_all(pool, _run_job, [job for _, job in jobs])
+                for n, records in _as_finished(futures):
+                    finished[n] = records
+                    progress.add(len(jobs[n][1][5]) * per_deal)
             # pool time is shared: split it in proportion to games
             seconds = [progress.seconds / len(pairs)] * len(pairs)
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         progress.close()
         _WORKER.update(token=None, rules=None, seats={})
-    results = [protocol.pair_result(a, b, [r for c in chunks[i] for r in c], seconds[i])
+    results = [protocol.pair_result(a, b, [r for n in sorted(finished) if jobs[n][0] == i for r in finished[n]],
+                                    seconds[i])
                for i, (a, b) in enumerate(pairs)]
+    if interrupted:
+        raise PairsInterrupted(results, progress.seconds)
     return results, progress.seconds
 
 
-def _run_in_pool(pool: Executor, jobs: list, chunks: dict, progress: Progress, per_deal: int) -> None:
-    futures = {pool.submit(_run_job, job): (n, i, len(job[5])) for n, (i, job) in enumerate(jobs)}
-    ordered: dict[int, list] = {}
+def _as_finished(futures: Sequence[Future]) -> Iterator[tuple[int, Any]]:
+    """(index, result) of each future as it finishes; a worker's error is raised here."""
+    number = {fut: n for n, fut in enumerate(futures)}
     pending = set(futures)
     while pending:
         done, pending = wait(pending, return_when=FIRST_COMPLETED)
         for fut in done:
-            n, i, count = futures[fut]
-            ordered[n] = fut.result()  # re-raises a worker's error here
-            progress.add(count * per_deal)
-    for n, (i, _) in enumerate(jobs):
-        chunks[i].append(ordered[n])
+            yield number[fut], fut.result()
 
 
-__all__ = ["JOB_GAMES", "Progress", "chunk_size", "play_pairs", "run_chunks", "start_method"]
+__all__ = ["JOB_GAMES", "PairsInterrupted", "Progress", "children_ignore_ctrl_c", "chunk_size", "play_pairs",
+           "run_chunks", "start_method", "submit_all", "worker_pool"]

@@ -48,6 +48,11 @@ class PairGames(ABC):
         return [r for r in self.records if r.composition == "B"]
 
     @property
+    def deals(self) -> int:
+        """How many deals the pair played (fewer than asked in an interrupted evaluation)."""
+        return len({r.deal for r in self.records})
+
+    @property
     def win_rate(self) -> float:
         """A's win rate over all its games (focal seat or side), for logging."""
         return self.table_a["overall"].win_rate

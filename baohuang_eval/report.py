@@ -1,5 +1,8 @@
 """The `Report` of an evaluation: every pair's results, the per-agent tables, the head-to-head
-matrix and the league ratings, and report.json's content (`to_dict`).
+matrix and the league ratings, and report.json's content (`to_dict`). A report says whether it
+is partial (an evaluation stopped by Ctrl-C: each pair's finished deals of those asked) and,
+where the caller knows it, what each agent spec resolved to (file, sha256), so that it can be
+reproduced after the shipped agents change.
 
 A report only computes; `baohuang_eval.writers.write_report` writes it to files.
 """
@@ -11,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from .deals import DealSet
+from .names import display_names
 from .protocol import PairGames, Protocol
 from .ratings import Rating, rate_league
 from .seat import SEAT
@@ -31,6 +35,16 @@ class Report:
     pairing: str = "consecutive"
     timing: dict[str, Any] = field(default_factory=dict)
     protocol: Protocol = SEAT
+    #: True when the evaluation was stopped before every deal was played (`pairs` hold the
+    #: finished deals: `PairGames.deals` of `len(deals.seeds)` asked).
+    partial: bool = False
+    #: spec -> what it resolved to (`agents.provenance.resolve_spec`), when the caller said.
+    resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @cached_property
+    def names(self) -> dict[str, str]:
+        """spec -> the name tables and plots show (`names.display_names`)."""
+        return display_names(self.agents)
 
     @cached_property
     def tables(self) -> dict[str, dict[str, Stats]]:
@@ -68,7 +82,10 @@ class Report:
             "format": REPORT_FORMAT, "version": REPORT_VERSION,
             "protocol": self.protocol.describe(self.pairing),
             "deals": self.deals.describe(),
+            "partial": self.partial,
+            "deals_asked": len(self.deals.seeds),
             "agents": self.agents,
+            "agents_resolved": self.resolved,
             self.protocol.tables_key: tables,
         }
         if self.duplicate:

@@ -106,7 +106,7 @@ class PairResult(PairGames):
 
     def to_dict(self, games: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "a": self.a, "b": self.b, "games": len(self.records), "seconds": self.seconds,
+            "a": self.a, "b": self.b, "deals": self.deals, "games": len(self.records), "seconds": self.seconds,
             "paired_difference": self.paired.to_dict(),
             "focal_a": {row: s.to_dict() for row, s in self.table_a.items()},
             "focal_b": {row: s.to_dict() for row, s in self.table_b.items()},

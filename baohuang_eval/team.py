@@ -143,7 +143,7 @@ class TeamPairResult(PairGames):
 
     def to_dict(self, games: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "a": self.a, "b": self.b, "games": len(self.records), "seconds": self.seconds,
+            "a": self.a, "b": self.b, "deals": self.deals, "games": len(self.records), "seconds": self.seconds,
             "paired_difference": self.paired.to_dict(),
             "duplicate_win_rate_a": self.duplicate.to_dict(),
             "duplicate_win_rate_b": self.duplicate.reversed().to_dict(),

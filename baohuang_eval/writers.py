@@ -2,6 +2,11 @@
 paper) and report.png (win rate per agent and side with 95% Wilson intervals: focal win rates
 in the seat protocol, side win rates in the team protocol).
 
+Tables and plots name agents by `names.display_names` (paths cut short); report.md's header
+says which full spec each name stands for, and report.json keeps the full specs. A partial
+report (an evaluation stopped by Ctrl-C) says so in its header. `summary_lines` is the few
+lines a caller prints after the tables (the training's final evaluation).
+
 Every file is written atomically (a temporary file in the same folder, then a rename).
 """
 
@@ -12,6 +17,7 @@ import json
 import math
 import os
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,9 +63,10 @@ def _dup(d: DuplicateStats) -> str:
     return f"{100 * d.rate:.1f}% [{100 * d.low:.1f}, {100 * d.high:.1f}]"
 
 
-def _verdict(p: PairGames) -> str:
+def _verdict(p: PairGames, names: Mapping[str, str]) -> str:
     v = p.paired.verdict
-    return f"{_cell(p.a)} better" if v == "A" else f"{_cell(p.b)} better" if v == "B" else "no significant difference"
+    return (f"{_cell(names[p.a])} better" if v == "A" else f"{_cell(names[p.b])} better" if v == "B"
+            else "no significant difference")
 
 
 def _focal_rows(name: str, table: dict[str, Stats]) -> list[str]:
@@ -89,6 +96,14 @@ def _header(report: Report) -> list[str]:
     deals = f"Rules: preset `{d['preset']}`. Deals: {d['count']} ({seeds}{source}; fingerprint `{d['fingerprint']}`). "
     summary = _LAYOUTS[report.protocol].summary.format(version=report.protocol.version)
     lines = ["# Baohuang evaluation", "", deals + summary]
+    if report.partial:
+        finished = "; ".join(f"{_cell(report.names[p.a])} vs {_cell(report.names[p.b])}: {p.deals}"
+                             for p in report.pairs)
+        lines += ["", f"**Partial report**: the evaluation was stopped (Ctrl-C) before it ended; deals finished "
+                      f"of the {d['count']} asked: {finished}."]
+    long = [(n, s) for s, n in report.names.items() if n != s]
+    if long:
+        lines += ["", "Agents: " + "; ".join(f"{_cell(n)} is {_cell(s)}" for n, s in long) + "."]
     if t:
         rate = f", {t['games_per_s']:.0f} games/s" if t.get("games_per_s") else ""
         lines.append(f"Games: {t['games']} in {t['seconds']:.1f} s{rate} on {t['workers']} worker(s).")
@@ -97,27 +112,29 @@ def _header(report: Report) -> list[str]:
 
 def _matrix_and_ratings(report: Report, per: str) -> list[str]:
     lines = []
+    names = report.names
     if len(report.agents) > 2:
         lines += ["", "## Head-to-head matrix (mean d of row against column, 95% CI)", "",
-                  "| | " + " | ".join(_cell(b) for b in report.agents) + " |",
+                  "| | " + " | ".join(_cell(names[b]) for b in report.agents) + " |",
                   "|---|" + "---|" * len(report.agents)]
         for a, row in report.matrix().items():
             cells = ["·" if m is None else _mean(m.mean, m.low, m.high, signed=True) for m in row.values()]
-            lines.append(f"| {_cell(a)} | " + " | ".join(cells) + " |")
+            lines.append(f"| {_cell(names[a])} | " + " | ".join(cells) + " |")
     lines += ["", f"## Ratings (openskill Plackett-Luce, one match per {per})", "",
               "| rank | agent | mu | sigma | ordinal (mu − 3σ) |", "|---:|---|---:|---:|---:|"]
     ranked = sorted(report.ratings.items(), key=lambda kv: -kv[1].ordinal)
     for i, (a, r) in enumerate(ranked, 1):
-        lines.append(f"| {i} | {_cell(a)} | {r.mu:.2f} | {r.sigma:.2f} | {r.ordinal:.2f} |")
+        lines.append(f"| {i} | {_cell(names[a])} | {r.mu:.2f} | {r.sigma:.2f} | {r.ordinal:.2f} |")
     return lines
 
 
-def _head_to_head_row(p: PairGames, last_rate: str) -> str:
+def _head_to_head_row(p: PairGames, last_rate: str, names: Mapping[str, str]) -> str:
     """A pair's head-to-head row, both protocols: paired difference, counts, A's win rate,
     then the protocol's own rate (B's focal win rate, or A's duplicate win rate), verdict."""
     ps: PairedStats = p.paired
-    return (f"| {_cell(p.a)} | {_cell(p.b)} | {ps.n} | {_mean(ps.mean, ps.low, ps.high, signed=True)} | "
-            f"{ps.a_better} / {ps.ties} / {ps.b_better} | {_pct(p.table_a['overall'])} | {last_rate} | {_verdict(p)} |")
+    return (f"| {_cell(names[p.a])} | {_cell(names[p.b])} | {ps.n} | {_mean(ps.mean, ps.low, ps.high, signed=True)} "
+            f"| {ps.a_better} / {ps.ties} / {ps.b_better} | {_pct(p.table_a['overall'])} | {last_rate} "
+            f"| {_verdict(p, names)} |")
 
 
 def _team_markdown(report: Report) -> list[str]:
@@ -132,21 +149,22 @@ def _team_markdown(report: Report) -> list[str]:
         "A duplicate win rate | verdict |",
         "|---|---|---:|---|---|---|---|---|",
     ]
-    lines += [_head_to_head_row(p, _dup(p.duplicate)) for p in report.pairs]
+    names = report.names
+    lines += [_head_to_head_row(p, _dup(p.duplicate), names) for p in report.pairs]
     for p in report.pairs:
         solos = len({r.deal for r in p.records if r.solo})
-        lines += ["", f"## Side results: {_cell(p.a)} vs {_cell(p.b)}", "",
+        lines += ["", f"## Side results: {_cell(names[p.a])} vs {_cell(names[p.b])}", "",
                   f"Side result = the emperor's score, negated for the rebels (> 0: the side won). "
                   f"{solos} of {p.paired.n} deals are hidden solos (an emperor's side of one).", "",
                   *SIDE_HEADER]
-        lines += _side_rows(p.a, p.table_a) + _side_rows(p.b, p.table_b)
+        lines += _side_rows(names[p.a], p.table_a) + _side_rows(names[p.b], p.table_b)
     if len(report.agents) > 2:
         lines += ["", "## Side results per agent (all its games, against every opponent it met)", "",
                   *SIDE_HEADER]
         for a in report.agents:
-            lines += _side_rows(a, report.tables[a])
+            lines += _side_rows(names[a], report.tables[a])
         lines += ["", "| agent | duplicate win rate [95% CI] |", "|---|---|"]
-        lines += [f"| {_cell(a)} | {_dup(report.duplicate[a])} |" for a in report.agents]
+        lines += [f"| {_cell(names[a])} | {_dup(report.duplicate[a])} |" for a in report.agents]
     return lines + _matrix_and_ratings(report, "deal")
 
 
@@ -161,15 +179,16 @@ def _seat_markdown(report: Report) -> list[str]:
         "| verdict |",
         "|---|---|---:|---|---|---|---|---|",
     ]
-    lines += [_head_to_head_row(p, _pct(p.table_b["overall"])) for p in report.pairs]
+    names = report.names
+    lines += [_head_to_head_row(p, _pct(p.table_b["overall"]), names) for p in report.pairs]
     for p in report.pairs:
-        lines += ["", f"## Focal results: {_cell(p.a)} vs {_cell(p.b)}", "", *FOCAL_HEADER]
-        lines += _focal_rows(p.a, p.table_a) + _focal_rows(p.b, p.table_b)
+        lines += ["", f"## Focal results: {_cell(names[p.a])} vs {_cell(names[p.b])}", "", *FOCAL_HEADER]
+        lines += _focal_rows(names[p.a], p.table_a) + _focal_rows(names[p.b], p.table_b)
     if len(report.agents) > 2:
         lines += ["", "## Focal results per agent (all its games, against every opponent it met)", "",
                   *FOCAL_HEADER]
         for a in report.agents:
-            lines += _focal_rows(a, report.tables[a])
+            lines += _focal_rows(names[a], report.tables[a])
     return lines + _matrix_and_ratings(report, "paired deal and seat")
 
 
@@ -207,6 +226,22 @@ def to_markdown(report: Report) -> str:
     return "\n".join(_header(report) + _LAYOUTS[report.protocol].body(report)) + "\n"
 
 
+def summary_lines(report: Report) -> list[str]:
+    """One line per pair with its headline figure and 95% interval: A's team duplicate win rate
+    against B (team protocol; the figure the docs quote), or A's mean score difference against
+    B (seat protocol); "(partial: N of M deals)" where the evaluation was stopped."""
+    names, asked = report.names, len(report.deals.seeds)
+    lines = []
+    for p in report.pairs:
+        if report.protocol is TEAM:
+            figure = f"team duplicate win rate {_dup(p.duplicate)}"
+        else:
+            figure = f"seat protocol mean score difference {_mean(p.paired.mean, p.paired.low, p.paired.high, True)}"
+        partial = f" (partial: {p.deals} of {asked} deals)" if report.partial else ""
+        lines.append(f"{names[p.a]} vs {names[p.b]}: {figure}{partial}")
+    return lines
+
+
 # ----------------------------------------------------------------------------- plot
 def plot_png(report: Report) -> bytes:
     """Bar chart of win rate per agent: overall, emperor side, rebel side, with 95% Wilson
@@ -233,14 +268,15 @@ def plot_png(report: Report) -> bytes:
             lo.append(s.win_rate - s.win_low)
             hi.append(s.win_high - s.win_rate)
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=ROW_NAMES[row])
-    ax.set_xticks(range(len(agents)), [a if len(a) <= 24 else a[:21] + "..." for a in agents])
+    ticks = [report.names[a] for a in agents]
+    ax.set_xticks(range(len(agents)), [t if len(t) <= 24 else t[:21] + "..." for t in ticks])
     ax.set_ylim(0, 1)
     layout = _LAYOUTS[report.protocol]
     ax.set_ylabel(layout.plot_ylabel)
     title = layout.plot_title
     if len(agents) > 2:
         title += " (all games of each agent)"
-    ax.set_title(title + f", {report.deals.describe()['count']} deals")
+    ax.set_title(title + f", {report.deals.describe()['count']} deals" + (" (partial)" if report.partial else ""))
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(groups), fontsize="small", frameon=False)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
@@ -266,4 +302,4 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> dict[str, Path]:
     return paths
 
 
-__all__ = ["plot_png", "to_markdown", "write_bytes_atomic", "write_report"]
+__all__ = ["plot_png", "summary_lines", "to_markdown", "write_bytes_atomic", "write_report"]

@@ -120,8 +120,13 @@ def load(name: str | None = None, rules: Rules | None = None) -> Agent:
     return make_agent(f"pretrained:{name}" if name else "pretrained", rules)
 
 
+def chosen(arg: str | None, rules: Rules) -> Pretrained:
+    """The shipped agent that `pretrained[:NAME]` plays for `rules`: the named one, or the
+    strongest for the preset of `rules`."""
+    return find(arg) if arg else strongest(rules.preset)
+
+
 def make_pretrained(arg: str | None, rules: Rules, seed: int | None) -> Agent:
-    """The `pretrained[:NAME]` agent kind: the named shipped agent, or the strongest for
-    the preset of `rules`."""
-    chosen = find(arg) if arg else strongest(rules.preset)
-    return make_agent(f"{chosen.kind}:{chosen.path}", rules, seed)
+    """The `pretrained[:NAME]` agent kind: the agent `chosen` says, from its file."""
+    agent = chosen(arg, rules)
+    return make_agent(f"{agent.kind}:{agent.path}", rules, seed)
