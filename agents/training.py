@@ -97,14 +97,43 @@ def final_evaluation(spec: str, cfg: Any, rules: Rules, run_dir: Path, workers: 
 
     team: the agent plays a whole side against the bot's side (the headline win rate);
     seat: the agent in one seat among four copies of the bot, every seat of every deal.
+    Each protocol's report goes to `run_dir/eval-<protocol>/` (report.json records the file
+    and sha256 the agents resolved to) and its Markdown to stdout; then a short summary: the
+    headline figure against each bot and where the reports are. The figures are also logged
+    to the run's TensorBoard events at the checkpoint's frame count
+    (`final_eval/team_win_rate/<bot>`, `final_eval/seat_mean_score_diff/<bot>`). Ctrl-C writes
+    the interrupted protocol's partial report before it stops the command.
     """
-    from baohuang_eval import evaluate_agents, to_markdown, write_report
+    from torch.utils.tensorboard import SummaryWriter
+
+    from baohuang_eval import EvaluationInterrupted, evaluate_agents, summary_lines, to_markdown, write_report
+
+    from .provenance import resolve_spec
 
     seeds = list(range(cfg.eval_deal_seed, cfg.eval_deal_seed + cfg.final_eval_deals))
+    reports, paths = {}, []
     for protocol in ("team", "seat"):
         print(f"evaluating {spec} ({protocol} protocol) on {len(seeds)} held-out duplicate deals against "
               f"{', '.join(cfg.eval_opponents)} ...", file=sys.stderr, flush=True)
-        report = evaluate_agents([spec, *cfg.eval_opponents], rules, seeds, pairs="first", workers=workers,
-                                 protocol=protocol)
-        write_report(report, run_dir / f"eval-{protocol}")
-        print(to_markdown(report))
+        try:
+            reports[protocol] = evaluate_agents([spec, *cfg.eval_opponents], rules, seeds, pairs="first",
+                                                workers=workers, protocol=protocol, resolve=resolve_spec,
+                                                log=sys.stderr)
+        except EvaluationInterrupted as stop:  # Ctrl-C: keep what was played, marked partial
+            print(f"partial report: {write_report(stop.report, run_dir / f'eval-{protocol}')['md']}",
+                  file=sys.stderr)
+            raise
+        paths.append(write_report(reports[protocol], run_dir / f"eval-{protocol}")["md"])
+        print(to_markdown(reports[protocol]))
+    frames = load_checkpoint(reports["team"].resolved[spec]["file"]).get("counters", {}).get("frames", 0)
+    writer = SummaryWriter(str(run_dir))
+    for pair in reports["team"].pairs:
+        writer.add_scalar(f"final_eval/team_win_rate/{opponent_tag(pair.b)}", pair.duplicate_win_rate, frames)
+    for pair in reports["seat"].pairs:
+        writer.add_scalar(f"final_eval/seat_mean_score_diff/{opponent_tag(pair.b)}", pair.mean_diff, frames)
+    writer.close()
+    print(f"Final evaluation of {spec} ({frames:,} frames) on {len(seeds)} held-out deals "
+          f"(seeds {seeds[0]}..{seeds[-1]}):")
+    for line in summary_lines(reports["team"]) + summary_lines(reports["seat"]):
+        print(f"  {line}")
+    print(f"Reports: {', '.join(map(str, paths))}; TensorBoard: final_eval/ in {run_dir}")

@@ -23,6 +23,7 @@ COMMANDS = {
     "play": "baohuang_cli.play_cmd",
     "serve": "baohuang_cli.serve_cmd",
     "study": "baohuang_cli.study_cmd",
+    "curves": "baohuang_cli.curves_cmd",
 }
 
 

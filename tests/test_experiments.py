@@ -41,46 +41,11 @@ def test_main_job_seeds_refuses_a_checkout_without_the_project_installed(tmp_pat
 
 
 
-def _fake_run(run_dir: Path, minutes_per_million: float, winrates: list[float], eval_deal_seed: int = 1_000_000):
-    """A run directory with a config and TensorBoard events: evaluations every million
-    frames, training minutes growing linearly with frames."""
-    import yaml
-    from torch.utils.tensorboard import SummaryWriter
-
-    run_dir.mkdir()
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(
-        {"preset": "jj", "eval_deal_seed": eval_deal_seed, "eval_deals": 100, "eval_protocol": "team"}))
-    writer = SummaryWriter(str(run_dir))
-    for k in range(len(winrates) + 1):
-        writer.add_scalar("charts/train_minutes", k * minutes_per_million, k * 1_000_000)
-    for k, w in enumerate(winrates, start=1):
-        writer.add_scalar("eval/winrate_vs_heuristic", w, k * 1_000_000)
-    writer.close()
-
-
-def test_learning_curves_place_evaluations_at_training_minutes_and_find_the_time_to_beat(tmp_path, capsys):
-    import json
-
+def test_learning_curves_is_baohuang_curves(tmp_path, capsys):
+    """The old script is `baohuang curves` (tests/test_curves.py) under its old path."""
     lc = load_experiment("learning_curves")
-    _fake_run(tmp_path / "slow", 10.0, [0.2, 0.4, 0.6])
-    _fake_run(tmp_path / "fast", 5.0, [0.45, 0.55, 0.7])
-    out = tmp_path / "curves.png"
-    assert lc.main([f"{tmp_path / 'slow'}=slow", f"{tmp_path / 'fast'}=fast", "--out", str(out)]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["slow"]["curves"]["heuristic"] == [[10.0, 0.2], [20.0, 0.4], [30.0, 0.6]]
-    assert summary["slow"]["minutes_to_beat"] == {"heuristic": 30.0}
-    assert summary["fast"]["minutes_to_beat"] == {"heuristic": 10.0}
-    assert out.read_bytes().startswith(b"\x89PNG")
-
-
-def test_learning_curves_refuse_runs_evaluated_on_other_deals(tmp_path, capsys):
-    lc = load_experiment("learning_curves")
-    _fake_run(tmp_path / "a", 10.0, [0.5])
-    _fake_run(tmp_path / "b", 10.0, [0.5], eval_deal_seed=7_000_000)
-    with pytest.raises(SystemExit) as exit_info:
-        lc.main([str(tmp_path / "a"), str(tmp_path / "b")])
-    assert exit_info.value.code == 2
-    assert "evaluate on different deals" in capsys.readouterr().err
+    assert lc.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert "baohuang curves: error: several runs go on one figure" in capsys.readouterr().err
 
 
 def test_search_curve_matches_each_setting_to_its_cost_and_draws_the_points(tmp_path, capsys):
