@@ -94,10 +94,12 @@ def _bounds(info: InfoState) -> DealBounds:
     hi_unit = np.full(lo_unit.shape, NO_BOUND, dtype=np.int64)
     first = info.first_emperor_card_seat
 
-    def none_left(seat: int, kind: int, received: int = 0) -> None:
-        """`seat` holds no card of `kind` now and gets none later: dealt exactly what it played
-        less what it `received`, or what left it if more."""
-        lo[seat, kind] = max(lo[seat, kind], played[seat, kind] - received)
+    def none_left(seat: int, kind: int, received: int | None = None) -> None:
+        """`seat` holds no card of `kind` now and gets none later: dealt exactly what left it
+        beyond what it got (`dealt_at_least`, then not clipped at 0), or, given the cards it
+        `received` (the marked BJ's path, which `dealt_at_least` clips), what it played less those."""
+        if received is not None:
+            lo[seat, kind] = max(lo[seat, kind], played[seat, kind] - received)
         exact[seat, kind] = True
 
     bj, sj = kinds.bj, kinds.sj

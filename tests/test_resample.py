@@ -165,10 +165,12 @@ def assert_consistent(world: Game, game: Game, seat: int, enc: Encoder) -> None:
     ("qingdao", 32, 158, "a play of jokers alone: no rank card left"),
     ("generic216", 2, 518, "the audit's failure before"),
     ("generic216", 20, 386, "the audit's failure before"),
+    ("generic216", 5, 239, "the emperor, who took the tribute pile, played jokers alone"),
 ])
 def test_the_audit_decisions_that_found_no_draw_now_find_one(preset, deal, step, what):
     """Decisions where the sampler used to give up after 100 tries (`baohuang study leak`)."""
     game, seat = audited_decision(preset, deal, step)
+    assert_bounds_hold(game, seat)
     enc, rng = Encoder(game.rules), np.random.default_rng(0)
     for _ in range(10):
         assert_consistent(resample(game, seat, rng), game, seat, enc)
@@ -198,21 +200,25 @@ def many_decisions(preset: str, seeds, every: int):
 def test_the_bounds_hold_for_the_true_deal(preset):
     """Every bound `deal_bounds` derives from the record holds for the true deal (it discards no
     consistent world)."""
+    checked = 0
+    for game, viewer in many_decisions(preset, range(100, 106), every=11):
+        assert_bounds_hold(game, viewer)
+        checked += 1
+    assert checked > 100
+
+
+def assert_bounds_hold(game: Game, viewer: int) -> None:
+    """`deal_bounds` of `viewer`'s information state hold for the true deal of `game`."""
     from baohuang_env.deal_constraints import deal_bounds
     from baohuang_env.infostate import info_state
 
-    per = 4 if get_rules(preset).suits_matter else 1
-    checked = 0
-    for game, viewer in many_decisions(preset, range(100, 106), every=11):
-        b = deal_bounds(info_state(game, viewer))
-        true = dealt_units(game)
-        kinds = true.reshape(5, -1, per).sum(axis=2)
-        others = [s for s in range(5) if s != viewer]
-        assert (kinds[others] >= b.lo_kind[others]).all()
-        assert (kinds[others][b.exact[others]] == b.lo_kind[others][b.exact[others]]).all()
-        assert (true[others] >= b.lo_unit[others]).all() and (true[others] <= b.hi_unit[others]).all()
-        checked += 1
-    assert checked > 100
+    b = deal_bounds(info_state(game, viewer))
+    true = dealt_units(game)
+    kinds = true.reshape(5, -1, 4 if game.rules.suits_matter else 1).sum(axis=2)
+    others = [s for s in range(5) if s != viewer]
+    assert (kinds[others] >= b.lo_kind[others]).all()
+    assert (kinds[others][b.exact[others]] == b.lo_kind[others][b.exact[others]]).all()
+    assert (true[others] >= b.lo_unit[others]).all() and (true[others] <= b.hi_unit[others]).all()
 
 
 @pytest.mark.parametrize("preset", ["lianzhong_simple", "generic216"])
