@@ -5,7 +5,9 @@ Agents are compared on seeded duplicate deals (`deals`) under one of two protoco
 duplicate rotation (`seat`), or "team", side duplicate (`team`). Games are played from agent
 specs, a job's games at once on the batched engine (`play.play_games`), over worker processes
 (`pool`); the results become statistics (`stats`), league ratings (`ratings`) and a `Report`
-(`report`), which `write_report` (`writers`) saves as report.json, report.md and report.png.
+(`report`), which `write_report` (`writers`) saves as report.json, report.md and report.png,
+its tables naming agents by `display_names` (`names`). Ctrl-C during `evaluate_agents` raises
+`EvaluationInterrupted`, whose `report` holds the deals finished (`Report.partial`).
 
     report = evaluate_agents(["greedy", "autoplay", "random"], deal_range(2000, rules=rules), pairs="all")
     write_report(report, "runs/eval/x")
