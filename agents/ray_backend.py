@@ -24,7 +24,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from .run import children_ignore_ctrl_c, stop_handlers_kept
+from baohuang_eval.pool import children_ignore_ctrl_c
+
+from .run import stop_handlers_kept
 
 #: How to get Ray: the project's optional extra (Ray Core only).
 INSTALL_HINT = 'pip install -e ".[ray]"'

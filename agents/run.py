@@ -9,7 +9,7 @@ A trainer reads top to bottom:
 
     with open_run(cfg, resume, load=..., counters=MyCounters(), log=log) as run:
         ... build networks; if run.checkpoint: load their states ...
-        with children_ignore_ctrl_c():
+        with children_ignore_ctrl_c():  # baohuang_eval.pool
             ... start the actor processes ...
         clock = RunClock(cfg, run.counters, frames=lambda: ..., stop=run.stop)
         while not clock.done():  # done on Ctrl-C too
@@ -145,25 +145,6 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, run_dir: Path, signum: int) -> None:
         super().__init__(f"{run_dir}: stopped by {SIGNAL_WORDS.get(signum, signal.Signals(signum).name)}")
         self.run_dir, self.signum, self.exit_code = run_dir, signum, 128 + signum
-
-
-@contextmanager
-def children_ignore_ctrl_c() -> Iterator[None]:
-    """Processes started inside ignore SIGINT (a disposition kept across fork and exec). The
-    terminal sends Ctrl-C to its whole foreground process group, actors included; the learner
-    stops them itself, once it has their last rows, so they neither die mid-game nor print
-    KeyboardInterrupt tracebacks of their own. This process's own SIGINT is held meanwhile
-    and delivered on exit."""
-    if not _in_main_thread():
-        yield
-        return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 @contextmanager

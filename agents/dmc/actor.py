@@ -202,7 +202,7 @@ class Collector:
 def actor_process(cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers, free_queues, full_queue,
                   frames, stop, seed: int) -> None:
     """Entry point of an actor process: play until `stop` is set. It ignores Ctrl-C (started
-    under `agents.run.children_ignore_ctrl_c`): the learner sets `stop` once it stops."""
+    under `baohuang_eval.pool.children_ignore_ctrl_c`): the learner sets `stop` once it stops."""
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     from threadpoolctl import threadpool_limits
 

@@ -21,6 +21,7 @@ import torch
 
 from baohuang_env.observation import observation_layout
 from baohuang_eval import validate_specs
+from baohuang_eval.pool import children_ignore_ctrl_c
 from baohuang_env.rules import Rules
 
 from ..checkpoint import load_checkpoint
@@ -29,7 +30,7 @@ from ..device import learner_copy, sync_to, training_device
 from ..guard_head import GuardHead, guard_head_loss, guard_hidden
 from ..networks import ActionScorer
 from ..ray_backend import ray_session, require_ray
-from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, children_ignore_ctrl_c, open_run
+from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
 from ..training import log_eval, rng_state, set_rng_state
 from .agent import DMCAgent, action_row_size, dmc_compatibility
 from .config import DMCConfig, checkpoint_networks
