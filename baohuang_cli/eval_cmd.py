@@ -47,7 +47,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("eval", help="compare agents on seeded duplicate deals (seat rotation or team duplicate)",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--agents", nargs="+", metavar="SPEC",
-                   help=f"agent specs, best first for a ladder: {', '.join(agent_kinds())} or kind:path")
+                   help=f"agent specs, best first for a ladder: {', '.join(agent_kinds())}, kind:path for "
+                        "checkpoints, or python:MODULE:CLASS for your own class (docs/agents.md)")
     p.add_argument("--deals", type=positive_int, default=2000, help="number of deals (default 2000)")
     p.add_argument("--deal-seed", type=int, default=EVAL_SEED_START,
                    help=f"first deal seed; deals use seeds S..S+N-1 (default {EVAL_SEED_START})")

@@ -7,8 +7,9 @@
 
 `--opponents` is one agent spec for all four other seats, or four comma-separated specs for
 the other seats in seat order (skipping yours); each is built with `agents.make_agent`
-("heuristic", "greedy", "random", "autoplay", "pretrained:NAME" for a shipped agent, or
-"kind:path" for checkpoints). Without it all four are the preset's default opponent
+("heuristic", "greedy", "random", "autoplay", "pretrained:NAME" for a shipped agent,
+"kind:path" for checkpoints, "python:MODULE:CLASS" for your own class). Without it all four
+are the preset's default opponent
 (`agents.pretrained.default_opponent`): its strongest shipped agent (`pretrained:dmc_kickstart_jj`
 in jj), else the heuristic bot, the best bot of every preset.
 
@@ -392,7 +393,8 @@ def add_parser(sub) -> None:
     p.add_argument("--opponents", default=None,
                    help="one agent spec for all four other seats, or four comma-separated specs for the other "
                         "seats in seat order (default: the preset's strongest shipped agent, pretrained:NAME, "
-                        "else heuristic; e.g. heuristic, random, autoplay, kind:checkpoint.pt)")
+                        "else heuristic; e.g. heuristic, random, autoplay, kind:checkpoint.pt, "
+                        "python:MODULE:CLASS)")
     p.add_argument("--preset", default="jj", help="rule preset (default jj)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: a fresh one, printed)")
     p.add_argument("--save", metavar="FILE", default=None, help="save the replay of the game to FILE")

@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
                         "it plays, the first that plays the game's preset preselected (default "
                         f"{DEFAULT_OPPONENTS}: pretrained is the preset's strongest shipped agent, offered where "
                         "one is shipped); checkpoints as kind:path, e.g. pretrained:dmc_kickstart_jj or "
-                        "dmc:runs/RUN/model.pt")
+                        "dmc:runs/RUN/model.pt; your own class as python:MODULE:CLASS")
     p.add_argument("--hints", default=DEFAULT_HINTS, metavar="SPEC[,SPEC...]",
                    help=f"agent whose top moves the page shows on request, the first of the list that plays the "
                         f"game's preset (default {DEFAULT_HINTS}: the strongest shipped agent of the preset, else "

@@ -32,7 +32,8 @@ def _common(p, deals: int) -> None:
 
 def _agents(p) -> None:
     p.add_argument("--agents", nargs="+", metavar="SPEC", required=True,
-                   help=f"agent specs: {', '.join(agent_kinds())} or kind:path (dmc:..., ppo:...)")
+                   help=f"agent specs: {', '.join(agent_kinds())}, kind:path (dmc:..., ppo:...) "
+                        "or python:MODULE:CLASS")
     p.add_argument("--preset", default="jj", help="rule preset (default jj)")
 
 
