@@ -9,9 +9,9 @@
 the other seats in seat order (skipping yours); each is built with `agents.make_agent`
 ("heuristic", "greedy", "random", "autoplay", "pretrained:NAME" for a shipped agent,
 "kind:path" for checkpoints, "python:MODULE:CLASS" for your own class). Without it all four
-are the preset's default opponent
-(`agents.pretrained.default_opponent`): its strongest shipped agent (`pretrained:dmc_kickstart_jj`
-in jj), else the heuristic bot, the best bot of every preset.
+are the preset's default opponent (`agents.pretrained.default_opponent`): its strongest
+shipped agent (`pretrained:dmc_kickstart_jj` in jj), else the heuristic bot, the best bot of
+every preset.
 
 On your turn you see the table from your seat, your hand, the play to beat and the numbered
 legal moves; role-phase decisions are listed in words with the Chinese term ("abdicate
