@@ -24,7 +24,7 @@ from .game import Game
 from .records import PLAYERS_FIELD, shown
 
 #: Longest name of a player a record may hold (an agent spec with a checkpoint's path).
-MAX_PLAYER_CHARS = 200
+MAX_PLAYER_CHARS = 1000
 
 
 def set_default_mode(path: str | os.PathLike) -> None:

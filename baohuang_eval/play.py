@@ -34,6 +34,7 @@ from baohuang_env.actions import PASS
 from baohuang_env.agent import AGENT_KINDS, Agent, act_each, make_agent, resets
 from baohuang_env.game import Game, GameResult, IllegalActionError
 from baohuang_env.infostate import info_state
+from baohuang_env.records import PLAYERS_FIELD
 from baohuang_env.rules import Rules
 
 if typing.TYPE_CHECKING:
@@ -259,6 +260,8 @@ class _Rows:
         return Game(self.rules, seed=table.seed) if table.mirrored else None
 
     def finish(self, b: int, result: GameResult | None, record: dict[str, Any] | None) -> None:
+        if record is not None:  # the replay names who played each seat, as the table does
+            record[PLAYERS_FIELD] = list(self.held[b].names)
         self.out[self.index[b]] = Played(result, record, self.mirrors[b])
         self.held[b] = None
         self.free.append(b)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from baohuang_cli.cli import main as cli_main
-from baohuang_env.replay import load_replay
+from baohuang_env.replay import load_replay, read_replay
 from baohuang_env.rules import get_rules
 from baohuang_eval import (
     DealSet,
@@ -71,6 +71,13 @@ def test_cli_end_to_end_writes_all_three_outputs(tmp_path, capsys):
     assert len(files) == 50
     game = load_replay(files[0])
     assert game.is_over and game.seed == 1_000_000
+    # each replay names who played each seat: the focal agent at its seat, the other elsewhere
+    for f in files:
+        focal = int(f.name.split("-s")[1].split("-")[0])
+        name = f.name.split("-")[2]
+        players = read_replay(f).players
+        assert players[focal] == name and {p for q, p in enumerate(players) if q != focal} == (
+            {"random", "autoplay"} - {name}), (f.name, players)
 
 
 def test_two_evals_in_the_same_second_write_separate_reports(tmp_path, capsys, monkeypatch):

@@ -13,7 +13,7 @@ from agents import AutoPlayAgent, RandomAgent
 from baohuang_cli.cli import main as cli_main
 from baohuang_env.actions import FIRST_PLAY
 from baohuang_env.game import PLAY, Game
-from baohuang_env.replay import load_replay
+from baohuang_env.replay import load_replay, read_replay
 from baohuang_env.role_phase import ACCEPT, NO
 from baohuang_env.rules import get_rules
 from baohuang_eval import (
@@ -209,3 +209,9 @@ def test_cli_team_protocol_end_to_end(tmp_path, capsys):
     assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     files = sorted((replays / "00-random-vs-autoplay").glob("*.json"))
     assert len(files) == 6 and all(load_replay(f).is_over for f in files)
+    for f in files:  # the emperor's side is the agent the file names, the rebels the other
+        replay = read_replay(f)
+        side = {q for q, role in enumerate(replay.game.result.roles) if role != "rebel"}
+        emperor_side = f.name.split("-")[2]
+        assert {replay.players[q] for q in side} == {emperor_side}
+        assert {replay.players[q] for q in range(5) if q not in side} == {"random", "autoplay"} - {emperor_side}
