@@ -121,7 +121,8 @@ def test_a_resumed_run_past_its_teacher_frames_never_asks_the_teacher():
 @pytest.mark.parametrize("extra, message", [
     (["teacher=heuristic"], "set both"),
     (["teacher_frames=100"], "set both"),
-    (["teacher=heuristic", "teacher_frames=-1"], "set both"),
+    (["teacher=heuristic", "teacher_frames=0"], "set both"),
+    (["teacher=heuristic", "teacher_frames=-1"], "teacher_frames must be >= 0"),
 ])
 def test_a_teacher_needs_its_frames_and_frames_need_a_teacher(extra, message):
     with pytest.raises(ValueError, match=message):

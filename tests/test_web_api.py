@@ -16,7 +16,7 @@ from baohuang_env import Game, get_rules
 from baohuang_env.agent import make_agent
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.encoding import Encoder
-from baohuang_env.replay import save_replay
+from baohuang_env.replay import MAX_PLAYER_CHARS, save_replay
 from baohuang_env.rules import PRESETS
 from baohuang_web.sessions import SessionStore
 
@@ -419,7 +419,7 @@ def test_a_games_replay_names_its_players_and_the_viewer_shows_them():
 
 
 @pytest.mark.parametrize("players", [["you"] * 4, "you", ["you", 1, "a", "b", "c"], ["", "a", "b", "c", "d"],
-                                     ["x" * 201, "a", "b", "c", "d"]])
+                                     ["x" * (MAX_PLAYER_CHARS + 1), "a", "b", "c", "d"]])
 def test_a_replay_with_wrong_players_is_refused(players):
     r = client_for().post("/api/replays/view", json={**_finished_replay(), "players": players})
     assert r.status_code == 400 and '"players" is a list of 5 names' in r.json()["error"]
