@@ -94,13 +94,17 @@ def _bounds(info: InfoState) -> DealBounds:
     hi_unit = np.full(lo_unit.shape, NO_BOUND, dtype=np.int64)
     first = info.first_emperor_card_seat
 
+    sp_rank, sp_seats = -1, ()  # generic216: the called kind, and who may hold its 4th copy as unplayed SP
+
     def none_left(seat: int, kind: int, received: int | None = None) -> None:
         """`seat` holds no card of `kind` now and gets none later: dealt exactly what left it
         beyond what it got (`dealt_at_least`, then not clipped at 0), or, given the cards it
-        `received` (the marked BJ's path, which `dealt_at_least` clips), what it played less those."""
+        `received` (the marked BJ's path, which `dealt_at_least` clips), what it played less those.
+        Not exactly where it may still hold SP, which it was dealt as a card of that kind."""
         if received is not None:
             lo[seat, kind] = max(lo[seat, kind], played[seat, kind] - received)
-        exact[seat, kind] = True
+        if not (kind == sp_rank and seat in sp_seats):
+            exact[seat, kind] = True
 
     bj, sj = kinds.bj, kinds.sj
     holder = info.emperor_card_seat
@@ -116,13 +120,18 @@ def _bounds(info: InfoState) -> DealBounds:
             guard_kind = kinds.sp if kinds.special else kind
         elif a == OPEN_GUARD:
             guard = seat
+    sp_played = False
     for event, seat in info.marks:
         if event == "emperor_card":
             none_left(seat, bj, int(seat != first))
         elif guard_kind >= 0:
             if guard_kind != kinds.sp:  # (SP is not dealt: the 4th copy turned into it)
                 none_left(seat, guard_kind)
+            sp_played = guard_kind == kinds.sp
             guard = seat
+    if guard_kind == kinds.sp >= 0 and not sp_played and not (info.viewer != caller and info.hand[called_unit]):
+        sp_rank = called_unit // per  # the viewer does not hold it: any seat but the caller may
+        sp_seats = tuple(s for s in range(NUM_SEATS) if s not in (caller, info.viewer))
     if called_unit >= 0 and guard >= 0 and guard != caller:  # a known guard holds the 4th copy
         lo_unit[guard, called_unit] = max(lo_unit[guard, called_unit], 1)
     _jokers_only_plays(info, played, none_left)

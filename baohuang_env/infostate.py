@@ -138,6 +138,9 @@ def info_state(game: Game, viewer: int) -> InfoState:
         actors.append(g.current_player)
         g.step(a)
         moved = np.array(g.cards.hands, dtype=np.int64) - before
+        if kinds.special and g.roles.called >= 0:  # SP is the called 4th copy, dealt as its rank:
+            moved[:, g.table.call_of(g.roles.called)[0]] += moved[:, kinds.sp]  # its secret relabelling
+            moved[:, kinds.sp] = 0  # moves nothing, and playing SP gives away a card of that rank
         gave -= np.minimum(moved, 0)
         got += np.maximum(moved, 0)
     guard_card_kept = first_guard_seat >= 0 and game.guard_card_seat == first_guard_seat

@@ -318,3 +318,26 @@ def test_uniform_worlds_replay_legally_and_spread_a_hidden_guard_card_over_every
             assert holders == {s for s in range(5) if s != seat}
             spread += 1
     assert spread >= (2 if preset == "jj" else 0)  # jj: the guard is hidden from the rebels here
+
+
+def test_generic216s_call_turning_the_4th_copy_into_sp_tells_no_other_seat_who_holds_it():
+    """The call relabels the guard's 4th copy as SP in his hand, a secret move: the cards each
+    seat is known to have given away (`dealt_at_least`) are the same just before and after it,
+    for every seat but the guard (who knows), and a played SP counts as a card of the called rank."""
+    rules = get_rules("generic216")
+    checked = 0
+    for seed in range(40):
+        game, rng = Game(rules, seed=seed), np.random.default_rng(seed)
+        while not game.is_over and game.roles.called < 0:
+            before = game.copy()
+            game.step(int(rng.choice(game.legal_actions())))
+        guard = game.roles.guard_card_seat
+        if game.roles.called < 0 or guard < 0:
+            continue  # no call, or a hidden solo: no 4th copy changed hands
+        checked += 1
+        for viewer in range(5):
+            if viewer != guard:
+                np.testing.assert_array_equal(info_state(game, viewer).dealt_at_least,
+                                              info_state(before, viewer).dealt_at_least)
+        assert info_state(game, 0).dealt_at_least[:, game.kinds.sp].sum() == 0
+    assert checked >= 10
