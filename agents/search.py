@@ -39,8 +39,10 @@ policy (docs/search.md has the method, its limits and the measurements).
 
 from __future__ import annotations
 
+import math
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import asdict, astuple, dataclass, field
 
 import numpy as np
 
@@ -61,6 +63,14 @@ ROLLOUTS = ("base", "greedy", "heuristic", "random")
 TURN_PLIES = 5
 SAMPLERS = ("informed", "prior", "uniform")
 OBJECTIVES = REWARD_MODES
+#: The phases of a deal by the cards left in all hands together, as (label, fewest cards left),
+#: first match: the buckets `SearchStats` counts its decisions and re-estimates in (`phase`).
+PHASES = ((">120", 121), ("120-81", 81), ("80-51", 51), ("50-0", 0))
+
+
+def phase(cards: int) -> str:
+    """The label of the phase of a deal with `cards` left in all hands together (`PHASES`)."""
+    return next(label for label, least in PHASES if cards >= least)
 
 
 @dataclass(frozen=True)
@@ -75,9 +85,22 @@ class SearchSettings:
     depth: int = -1
     limit_ms: int = 0
     endgame: int = 50
+    thresh: float = 0.0
+    k: float = 0.0
+    batch: int = 0
+    double: int = 0
     base: str = "pretrained"
 
     def __post_init__(self) -> None:
+        for name, value in (("t", self.thresh), ("k", self.k)):
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"search: {name} must be a number >= 0, got {value}")
+        if not 0 <= self.batch <= self.worlds:
+            raise ValueError(f"search: batch is the worlds played out at a time, 1 to w={self.worlds} "
+                             f"(0: all w at once), got {self.batch}")
+        if self.double not in (0, 1):
+            raise ValueError(f"search: double is 1 (re-estimate every deviation on fresh worlds) or 0, "
+                             f"got {self.double}")
         if self.endgame < 0:
             raise ValueError(f"search: endgame must be 0 (search every decision) or the cards left in all hands "
                              f"at most which a decision is searched, got {self.endgame}")
@@ -103,19 +126,21 @@ class SearchSettings:
         if sep and head and not head.endswith(":"):
             raise ValueError(f"search: write base=SPEC last, after a colon (got {arg!r})")
         keys = {"w": "worlds", "m": "top", "rollout": "rollout", "sampler": "sampler", "objective": "objective",
-                "depth": "depth", "limit": "limit_ms", "endgame": "endgame"}
+                "depth": "depth", "limit": "limit_ms", "endgame": "endgame", "t": "thresh", "k": "k",
+                "batch": "batch", "double": "double"}
+        numbers = {"w": int, "m": int, "depth": int, "limit": int, "endgame": int, "batch": int, "double": int,
+                   "t": float, "k": float}
         values: dict[str, object] = {"base": base} if sep else {}
         for item in filter(None, head.split(":")):
             key, eq, value = item.partition("=")
             if not eq or key not in keys:
                 raise ValueError(f"search: unknown setting {item!r}; settings: {', '.join(keys)}, base (last)")
-            if key in ("w", "m", "depth", "limit", "endgame"):
-                try:
-                    values[keys[key]] = int(value)
-                except ValueError:
-                    raise ValueError(f"search: {key} must be an integer, got {value!r}") from None
-            else:
-                values[keys[key]] = value
+            kind = numbers.get(key, str)
+            try:
+                values[keys[key]] = kind(value)
+            except ValueError:
+                raise ValueError(f"search: {key} must be {'an integer' if kind is int else 'a number'}, "
+                                 f"got {value!r}") from None
         if sep and not base:
             raise ValueError("search: base= needs an agent spec, e.g. base=pretrained")
         return cls(**values)
@@ -124,30 +149,127 @@ class SearchSettings:
     def spec(self) -> str:
         return (f"search:w={self.worlds}:m={self.top}:rollout={self.rollout}:sampler={self.sampler}:"
                 f"objective={self.objective}:depth={self.depth}:limit={self.limit_ms}:endgame={self.endgame}:"
+                f"t={_number(self.thresh)}:k={_number(self.k)}:batch={self.batch}:double={self.double}:"
                 f"base={self.base}")
+
+    @property
+    def batch_worlds(self) -> int:
+        """The worlds played out at a time: `batch`, or all `worlds` at once (0)."""
+        return self.batch or self.worlds
+
+
+def _number(x: float) -> str:
+    """A float setting as the spec writes it: "0", "2", "0.1" (exactly, so that it parses back)."""
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A candidate's advantage over the base policy's move, paired world by world: over the
+    worlds both were played out in, the mean of result(candidate) - result(base move), its
+    standard error (infinite under two worlds), and the worlds where it did better and worse."""
+
+    gain: float
+    se: float
+    worlds: int
+    better: int
+    worse: int
+
+    @classmethod
+    def of(cls, results: np.ndarray, i: int) -> Paired:
+        """Candidate `i`'s estimate from `results` (worlds, candidates; NaN where it was not
+        played out; column 0 the base move). The mean difference is taken as mean(candidate) -
+        mean(base move), equal to the mean of the differences and, so written, positive exactly
+        when the candidate's mean is above the base move's (today's argmax rule at t=0, k=0)."""
+        played = ~np.isnan(results[:, i])
+        mine, base = results[played, i], results[played, 0]
+        d = mine - base
+        se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.inf
+        return cls(float(mine.mean() - base.mean()), se, int(d.size), int((d > 0).sum()), int((d < 0).sum()))
+
+    def clears(self, thresh: float, k: float) -> bool:
+        """Whether the search may leave the base move for it: a gain above `thresh` whose lower
+        bound gain - k * SE is above zero."""
+        return self.gain > thresh and (self.gain - k * self.se if k else self.gain) > 0
+
+    def pruned(self, thresh: float, k: float) -> bool:
+        """Whether it is out of the race: its upper bound gain + k * SE is below `thresh`."""
+        return (self.gain + k * self.se if k else self.gain) < thresh
 
 
 @dataclass
 class SearchResult:
     """One searched decision: the candidates (the base policy's move first), their mean
-    results over the worlds played out, the worlds sampled, and the choice."""
+    results over the worlds each was played out in, their paired estimates against the base
+    move (`Paired`; the base move's own is all zeros), the worlds played out, and the choice."""
 
     candidates: list[int]
     means: list[float]
     worlds: int
     choice: int
     seconds: float
+    estimates: list[Paired] = field(default_factory=list)
+
+
+@dataclass
+class PhaseStats:
+    """A phase of the deal's searched decisions (`PHASES`): how many, how many left the base
+    move, and the re-estimates of those deviations' gains (`double=1`): their number, sum and
+    sum of squares, for a mean and its confidence interval (`gain`)."""
+
+    searched: int = 0
+    deviations: int = 0
+    reestimates: int = 0
+    gain_sum: float = 0.0
+    gain_squares: float = 0.0
+
+    def gain(self) -> tuple[float, float] | None:
+        """The mean re-estimated gain of a deviation and its standard error (None under two)."""
+        n = self.reestimates
+        if n < 2:
+            return None
+        mean = self.gain_sum / n
+        var = max(0.0, (self.gain_squares - n * mean * mean) / (n - 1))
+        return mean, math.sqrt(var / n)
+
+    def merged(self, other: PhaseStats) -> PhaseStats:
+        return PhaseStats(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
 
 @dataclass
 class SearchStats:
-    """What an agent's decisions cost: every decision, those searched, their time."""
+    """What an agent's decisions cost and did: every decision asked, the time searching, the
+    failed draws, the play-outs (rows played to the end or scored), and per phase of the deal
+    (`PhaseStats`) the decisions searched, the deviations and their re-estimates. Mergeable
+    (`merged`, over agents or runs) and serialisable (`to_dict`, `from_dict`)."""
 
     decisions: int = 0  # decisions it was asked (the drivers play a forced move without asking)
-    searched: int = 0
     seconds: float = 0.0
-    changed: int = 0  # searched decisions where the choice is not the base policy's move
     failed: int = 0  # decisions where no world could be sampled (the base policy's move is played)
+    playouts: int = 0
+    phases: dict[str, PhaseStats] = field(default_factory=lambda: {label: PhaseStats() for label, _ in PHASES})
+
+    @property
+    def searched(self) -> int:
+        return sum(p.searched for p in self.phases.values())
+
+    @property
+    def changed(self) -> int:
+        """Searched decisions where the choice is not the base policy's move."""
+        return sum(p.deviations for p in self.phases.values())
+
+    def merged(self, other: SearchStats) -> SearchStats:
+        return SearchStats(self.decisions + other.decisions, self.seconds + other.seconds,
+                           self.failed + other.failed, self.playouts + other.playouts,
+                           {label: p.merged(other.phases[label]) for label, p in self.phases.items()})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SearchStats:
+        return cls(d["decisions"], d["seconds"], d["failed"], d["playouts"],
+                   {label: PhaseStats(**d["phases"][label]) for label, _ in PHASES})
 
 
 class SearchAgent:
@@ -169,6 +291,7 @@ class SearchAgent:
         self._belief = HeuristicAgent(rules) if settings.sampler == "informed" else None
         self._rollout = self._rollout_agent(settings.rollout)
         self.rng = np.random.default_rng(seed)
+        self._fresh = _fresh_rng(seed)
         self.stats = SearchStats()
         self._games = self._batch()  # built now: its first build loads the compiled engine (about a second)
         self._scoring = 0.0  # seconds the last scoring by the base's values took (the deadline's reserve)
@@ -182,8 +305,10 @@ class SearchAgent:
         return make_agent(name, self.rules)
 
     def reset(self, seed: int | None = None) -> None:
-        """A new game: a fresh generator for the worlds and the random rollouts (the counters stay)."""
+        """A new game: fresh generators for the worlds, the re-estimates and the random rollouts
+        (the counters stay)."""
         self.rng = np.random.default_rng(seed)
+        self._fresh = _fresh_rng(seed)
         self._particles = {}
         if isinstance(self._rollout, RandomAgent):
             self._rollout = RandomAgent(None if seed is None else seed + 1)
@@ -242,46 +367,122 @@ class SearchAgent:
         return w
 
     def search(self, info: InfoState) -> SearchResult:
-        """Sample, play out, choose (module docstring)."""
+        """Sample, play out, choose (module docstring); with `double=1`, re-estimate a deviation."""
         start = time.perf_counter()
         moves = self.candidates(info)
         if len(moves) == 1:
             return SearchResult(moves, [0.0], 0, moves[0], 0.0)
         limit = self.settings.limit_ms / 1000
-        worlds = self.worlds(info, start + limit / 2 if limit else None)
-        if not worlds:
+        results, best = self.race(info, moves, start + limit / 2 if limit else None, start + limit if limit else None)
+        if not results.size:
             return SearchResult(moves, [0.0] * len(moves), 0, moves[0], time.perf_counter() - start)
-        means = self.play_out(info.viewer, worlds, moves, start + limit if limit else None).mean(axis=0).tolist()
-        best = max(range(len(moves)), key=lambda i: (means[i], i == 0))  # ties to the base policy's move
         seconds = time.perf_counter() - start
-        s = self.stats
-        s.searched += 1
-        s.seconds += seconds
-        s.changed += best != 0
-        return SearchResult(moves, means, len(worlds), moves[best], seconds)
+        estimates = [Paired.of(results, i) for i in range(len(moves))]
+        self.stats.seconds += seconds
+        self.stats.playouts += int(np.count_nonzero(~np.isnan(results)))
+        bucket = self.stats.phases[phase(cards_left(info.observation, self.rules))]
+        bucket.searched += 1
+        if best:
+            bucket.deviations += 1
+            if self.settings.double:
+                self._reestimate(info, [moves[0], moves[best]], estimates[best].worlds, bucket)
+        means = [float(np.nanmean(results[:, i])) for i in range(len(moves))]
+        return SearchResult(moves, means, len(results), moves[best], seconds, estimates)
+
+    def race(self, info: InfoState, moves: list[int], draw_by: float | None = None,
+             play_by: float | None = None) -> tuple[np.ndarray, int]:
+        """Sequential sampling: the worlds in batches (`world_batches`, drawn up to `draw_by`), each
+        batch's worlds x the candidates still in the race played out together (the base move always,
+        `play_out` up to `play_by`), until a candidate clears the test (`Paired.clears`), every other
+        is pruned (`Paired.pruned`), or the worlds or the time are spent. Returns the results
+        (worlds, candidates; NaN where a pruned candidate was not played out) and the index of the
+        choice: of the candidates that clear the test, the largest gain; 0 (the base move) if none."""
+        t, k = self.settings.thresh, self.settings.k
+        results = np.empty((0, len(moves)))
+        live, best = list(range(1, len(moves))), 0
+        for worlds in self.world_batches(info, draw_by):
+            rows = np.full((len(worlds), len(moves)), np.nan)
+            at = [0, *live]
+            rows[:, at] = self.play_out(info.viewer, worlds, [moves[i] for i in at], play_by)
+            results = np.vstack([results, rows])
+            estimates = {i: Paired.of(results, i) for i in live}
+            cleared = [i for i in live if estimates[i].clears(t, k)]
+            if cleared:
+                best = max(cleared, key=lambda i: estimates[i].gain)  # ties to the first (the base's order)
+                break
+            live = [i for i in live if not estimates[i].pruned(t, k)]
+            if not live:
+                break
+        return results, best
+
+    def _reestimate(self, info: InfoState, pair: list[int], worlds: int, bucket: PhaseStats) -> None:
+        """An independent second estimate of a deviation's gain over the base move (`pair`: the
+        base move, the choice), on `worlds` fresh worlds with fresh rollout seeds from a generator
+        of its own (the choice's worlds and the agent's later draws untouched), added to `bucket`:
+        a measure of how much of the search's estimated gain is selection noise, not used to choose."""
+        fresh = self.draw(info, worlds, self._fresh)
+        if not fresh:
+            return
+        results = self.play_out(info.viewer, fresh, pair, seeds=self._fresh)
+        gain = Paired.of(results, 1).gain
+        bucket.reestimates += 1
+        bucket.gain_sum += gain
+        bucket.gain_squares += gain * gain
+
+    def world_batches(self, info: InfoState, deadline: float | None = None) -> Iterator[list[Game]]:
+        """`settings.worlds` games the seat cannot tell from its information state, `batch` at a
+        time: those of its last decision that still agree with it, stepped on (`resample.advance`:
+        a particle filter with the seat's observations as its 0/1 likelihood), and fresh draws
+        (`resample_info`) for the rest, as long as `deadline` (a `perf_counter` time) allows (at
+        least one world; no batch is begun past it). The worlds used are kept for the next decision."""
+        want, size = self.settings.worlds, self.settings.batch_worlds
+        uniform = self.settings.sampler == "uniform"
+        pool = [w for w in self._particles.get(info.viewer, []) if advance(w, info, not uniform) is not None][:want]
+        self._particles[info.viewer] = pool
+        weights = self.guard_weights(info) if len(pool) < want else None
+        used = 0
+        while used < want and not (used and self._past(deadline)):
+            batch = pool[used:used + size]
+            while len(batch) < size and used + len(batch) < want and not ((used or batch) and self._past(deadline)):
+                try:
+                    batch.append(resample_info(info, self.rng, weights, uniform=uniform))
+                except ResampleError:
+                    self.stats.failed += 1
+                    want = used + len(batch)
+                    break
+                pool.append(batch[-1])
+            if not batch:
+                return
+            used += len(batch)
+            yield batch
 
     def worlds(self, info: InfoState, deadline: float | None = None) -> list[Game]:
-        """`settings.worlds` games the seat cannot tell from its information state: those of
-        its last decision that still agree with it, stepped on (`resample.advance`: a
-        particle filter with the seat's observations as its 0/1 likelihood), and fresh draws
-        (`resample_info`) for the rest, as long as `deadline` (a `perf_counter` time) allows
-        (at least one world)."""
-        want = self.settings.worlds
-        uniform = self.settings.sampler == "uniform"
-        kept = [w for w in self._particles.get(info.viewer, []) if advance(w, info, not uniform) is not None][:want]
-        weights = self.guard_weights(info) if len(kept) < want else None
-        while len(kept) < want and not (kept and deadline is not None and time.perf_counter() > deadline):
-            try:
-                kept.append(resample_info(info, self.rng, weights, uniform=uniform))
-            except ResampleError:
-                self.stats.failed += 1
-                break
-        self._particles[info.viewer] = kept
-        return kept
+        """All the worlds of `world_batches` at once."""
+        return [world for batch in self.world_batches(info, deadline) for world in batch]
 
-    def play_out(self, viewer: int, worlds: list[Game], moves: list[int], deadline: float | None = None) -> np.ndarray:
+    def draw(self, info: InfoState, n: int, rng: np.random.Generator) -> list[Game]:
+        """`n` fresh worlds from `rng` (fewer where a draw fails), none kept for later decisions."""
+        uniform = self.settings.sampler == "uniform"
+        weights = self.guard_weights(info)
+        drawn: list[Game] = []
+        for _ in range(n):
+            try:
+                drawn.append(resample_info(info, rng, weights, uniform=uniform))
+            except ResampleError:
+                break
+        return drawn
+
+    @staticmethod
+    def _past(deadline: float | None) -> bool:
+        return deadline is not None and time.perf_counter() > deadline
+
+    def play_out(self, viewer: int, worlds: list[Game], moves: list[int], deadline: float | None = None,
+                 seeds: np.random.Generator | None = None) -> np.ndarray:
         """The result for `viewer` of each move in each world, (len(worlds), len(moves)): each (world, move) played
-        out by the rollout policy at every seat, all as rows of one batch, until `viewer`'s
+        out by the rollout policy at every seat, all as rows of one batch (common random numbers:
+        the base's and the scripted rollouts are deterministic, and random rollouts draw each
+        world's moves from one seed shared by its candidates, drawn from `seeds`, by default the
+        rollout's own generator; `_random_rows`), until `viewer`'s
         `depth`-th turn of the play phase after the move (-1: to the end), where the base
         network's value for `viewer` scores it: its own best Q there, one estimator for every
         candidate. A row whose seat has gone out before that turn is scored where it stands
@@ -307,6 +508,7 @@ class SearchAgent:
         depth = self.settings.depth
         batch = self._games
         rows = np.arange(len(games))
+        randoms = self._random_rows([b // len(moves) for b in owner], len(worlds), seeds)
         step = batch.load_rows(rows, games)
         actions = np.zeros(batch.num_games, dtype=np.int64)
         played = np.zeros(batch.num_games, dtype=np.int64)  # play-phase moves made by each row
@@ -336,7 +538,7 @@ class SearchAgent:
             if not live.size:
                 return results
             played[play] += 1
-            actions[live] = self._rollout_moves(batch, live, step.mask[live])
+            actions[live] = self._rollout_moves(batch, live, step.mask[live], randoms)
             step = batch.step(actions, live)
             now = time.perf_counter()
             lap, lap_start = max(lap, now - lap_start), now
@@ -349,15 +551,28 @@ class SearchAgent:
             return False
         return time.perf_counter() + lap + max(lap, self._scoring) > deadline
 
-    def _rollout_moves(self, batch, live: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def _random_rows(self, world_of_row: list[int], worlds: int,
+                     seeds: np.random.Generator | None) -> list[RandomAgent] | None:
+        """For random rollouts, each row's own random player, seeded by its world's seed (one per
+        world from `seeds`, by default the rollout's generator): the candidates of one world
+        draw the same numbers. None for the other rollouts."""
+        if not isinstance(self._rollout, RandomAgent):
+            return None
+        world_seeds = (seeds or self._rollout.rng).integers(2**63, size=worlds)
+        return [RandomAgent(int(world_seeds[w])) for w in world_of_row]
+
+    def _rollout_moves(self, batch, live: np.ndarray, masks: np.ndarray,
+                       randoms: list[RandomAgent] | None) -> np.ndarray:
         """The rollout policy's moves in the rows `live`: the base network's as one batch
-        (`DMCAgent.choose_many`), another policy's row by row (`act_each`)."""
+        (`DMCAgent.choose_many`), the random rows' own players (`randoms`), another policy's
+        row by row (`act_each`)."""
         if self._rollout is self.base:
             at, legal = np.nonzero(masks)
             counts = np.bincount(at, minlength=len(masks))
             best, _rows = self.base.choose_many(batch.observe(live), masks, legal, counts, rows="taken")
             return legal[np.cumsum(counts) - counts + best]
-        return np.asarray(act_each([self._rollout] * live.size, masks, lambda js: batch.observe(live[js])))
+        players = [randoms[b] for b in live.tolist()] if randoms is not None else [self._rollout] * live.size
+        return np.asarray(act_each(players, masks, lambda js: batch.observe(live[js])))
 
     def _values(self, observations: np.ndarray, masks: np.ndarray, seats: list[int],
                 royals: list[tuple[int, int]], viewer: int) -> np.ndarray:
@@ -381,6 +596,12 @@ class SearchAgent:
         return reward(score, self.settings.objective)
 
 
+def _fresh_rng(seed: int | None) -> np.random.Generator:
+    """The generator of the re-estimates' worlds and rollout seeds (`double=1`): its own, so that
+    re-estimating changes none of the agent's choices."""
+    return np.random.default_rng(None if seed is None else (seed, 36))
+
+
 def cards_left(observation: np.ndarray, rules: Rules) -> int:
     """The cards left in all hands together, read from a seat's observation (its layout's
     `cards_left` slice and scale)."""
@@ -393,5 +614,5 @@ def make_search(arg: str | None, rules: Rules, seed: int | None) -> SearchAgent:
     return SearchAgent(rules, SearchSettings.parse(arg), seed)
 
 
-__all__ = ["OBJECTIVES", "ROLLOUTS", "SAMPLERS", "SearchAgent", "SearchResult", "SearchSettings", "SearchStats",
-           "make_search"]
+__all__ = ["OBJECTIVES", "PHASES", "ROLLOUTS", "SAMPLERS", "Paired", "PhaseStats", "SearchAgent", "SearchResult",
+           "SearchSettings", "SearchStats", "make_search", "phase"]
