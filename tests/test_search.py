@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.search import SearchAgent, SearchSettings, cards_left
+from agents.search import PHASES, PhaseStats, SearchAgent, SearchSettings, SearchStats, cards_left, phase
 from baohuang_env.agent import RandomAgent, act_each, make_agent
 from baohuang_env.batched import BatchedGames
 from baohuang_env.encoding import Encoder
@@ -109,10 +109,19 @@ def test_settings_from_a_spec():
     assert (s.worlds, s.top, s.rollout, s.depth, s.limit_ms, s.endgame, s.base) == (
         4, 2, "heuristic", 3, 50, 60, "dmc:runs/a:b.pt")
     assert SearchSettings.parse(s.spec.removeprefix("search:")) == s
+    paired = SearchSettings.parse("w=12:t=0.15:k=2:batch=4:double=1")
+    assert (paired.thresh, paired.k, paired.batch, paired.batch_worlds, paired.double) == (0.15, 2.0, 4, 4, 1)
+    assert ":t=0.15:k=2:batch=4:double=1:" in paired.spec
+    assert SearchSettings.parse(paired.spec.removeprefix("search:")) == paired
+    default = SearchSettings()  # today's rule: no threshold, no bound, every world at once
+    assert (default.thresh, default.k, default.batch_worlds, default.double) == (0.0, 0.0, default.worlds, 0)
     for bad, says in (("w=0", "w >= 1"), ("rollout=mcts", "rollout='mcts'"), ("x=1", "unknown setting"),
                       ("w=two", "integer"), ("base=", "needs an agent spec"), ("m=2base=heuristic", "base=SPEC last"),
                       ("limit=-1", "milliseconds"), ("depth=0", "the seat's own turns"),
-                      ("endgame=-5", "cards left in all hands")):
+                      ("endgame=-5", "cards left in all hands"), ("k=-1", "k must be a number >= 0"),
+                      ("t=-0.5", "t must be a number >= 0"), ("t=nan", "t must be"), ("k=two", "k must be a number"),
+                      ("batch=9", "1 to w=8"), ("w=4:batch=-1", "1 to w=4"), ("double=2", "double is 1"),
+                      ("batch=1.5", "batch must be an integer")):
         with pytest.raises(ValueError, match=says):
             SearchSettings.parse(bad)
 
@@ -341,3 +350,181 @@ def test_generic216s_call_turning_the_4th_copy_into_sp_tells_no_other_seat_who_h
                                               info_state(before, viewer).dealt_at_least)
         assert info_state(game, 0).dealt_at_least[:, game.kinds.sp].sum() == 0
     assert checked >= 10
+
+
+def searched_decisions(rules, count: int) -> list[tuple[Game, int]]:
+    """`count` seeded play-phase decisions of jj with more than one legal move: (game, seat)."""
+    found = []
+    for seed in range(60, 200):
+        game = played_to(rules, seed, 40 + seed % 60)
+        if not game.is_over and game.phase == PLAY and np.count_nonzero(game.legal_mask()) > 1:
+            found.append((game, game.current_player))
+        if len(found) == count:
+            return found
+    raise AssertionError(f"fewer than {count} decisions")
+
+
+def recording(agent: SearchAgent, monkeypatch) -> list[np.ndarray]:
+    """The per-world results of every `play_out` of `agent` from now on."""
+    seen, real = [], agent.play_out
+
+    def play_out(*args, **kwargs):
+        seen.append(real(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(agent, "play_out", play_out)
+    return seen
+
+
+def test_no_threshold_no_bound_and_one_batch_choose_exactly_todays_argmax(jj_base, monkeypatch):
+    """t=0, k=0, all worlds in one batch (the defaults): the mean paired difference from the base
+    move is positive exactly when the mean is above the base move's, so the choice is today's
+    argmax of the means over the same per-world results, ties to the base move."""
+    rules = get_rules("jj")
+    deviated = kept = 0
+    for game, seat in searched_decisions(rules, 8):
+        agent = SearchAgent(rules, SearchSettings(worlds=6, top=3, depth=1), seed=seat, base=jj_base)
+        seen = recording(agent, monkeypatch)
+        result = agent.search(info_state(game, seat))
+        [results] = seen
+        means = results.mean(axis=0)
+        today = max(range(len(result.candidates)), key=lambda i: (means[i], i == 0))
+        assert result.choice == result.candidates[today]
+        assert result.means == pytest.approx(means.tolist())
+        assert [e.gain for e in result.estimates] == pytest.approx((means - means[0]).tolist())
+        deviated += today != 0
+        kept += today == 0
+    assert deviated and kept  # both kinds of choice were checked
+
+
+@pytest.mark.parametrize("strict", ["t=10", "k=100"])
+def test_a_high_threshold_or_a_wide_bound_keeps_the_base_move(jj_base, strict):
+    rules = get_rules("jj")
+    settings = SearchSettings.parse(f"w=6:m=3:depth=1:{strict}")
+    for game, seat in searched_decisions(rules, 6):
+        agent = SearchAgent(rules, settings, seed=seat, base=jj_base)
+        result = agent.search(info_state(game, seat))
+        assert result.choice == result.candidates[0]
+        assert agent.stats.changed == 0
+
+
+def scripted(agent: SearchAgent, monkeypatch, gains: dict[int, list[float]]) -> list[list[int]]:
+    """Replace `agent.play_out` by fixed results: the base move 0 in every world, candidate i
+    `gains[i]` in world w (cycling over the list, w counted over the calls); returns the moves
+    of each call."""
+    calls: list[list[int]] = []
+    done = [0]
+
+    def play_out(viewer, worlds, moves, deadline=None, seeds=None):
+        calls.append(list(moves))
+        out = np.zeros((len(worlds), len(moves)))
+        for j, move in enumerate(moves[1:], start=1):
+            g = gains[move]
+            out[:, j] = [g[(done[0] + w) % len(g)] for w in range(len(worlds))]
+        done[0] += len(worlds)
+        return out
+
+    monkeypatch.setattr(agent, "play_out", play_out)
+    return calls
+
+
+@pytest.fixture(scope="module")
+def three_candidates(jj_base):
+    """A jj decision with at least three candidates: (game, seat, the base move, two others)."""
+    rules = get_rules("jj")
+    for game, seat in searched_decisions(rules, 30):
+        moves = SearchAgent(rules, SearchSettings(worlds=1, top=3), base=jj_base).candidates(info_state(game, seat))
+        if len(moves) >= 3:
+            return game, seat, moves
+    raise AssertionError("no decision with three candidates")
+
+
+def test_sequential_sampling_stops_once_a_candidate_clears_the_test(jj_base, monkeypatch, three_candidates):
+    game, seat, moves = three_candidates
+    agent = SearchAgent(get_rules("jj"), SearchSettings.parse("w=12:m=3:t=0.1:k=2:batch=3"), seed=1, base=jj_base)
+    calls = scripted(agent, monkeypatch, {moves[1]: [0.1, 0.2, 0.3], moves[2]: [0.6, 0.5, 0.7],
+                                          **{m: [-1.0] for m in moves[3:]}})
+    result = agent.search(info_state(game, seat))
+    assert len(calls) == 1 and result.worlds == 3  # one batch of 3 was enough
+    assert result.choice == moves[2]  # both clear (gain > 0.1, lower bound > 0): the larger gain
+    best = result.estimates[2]
+    assert (best.gain, best.worlds, best.better, best.worse) == (pytest.approx(0.6), 3, 3, 0)
+
+
+def test_sequential_sampling_stops_once_every_other_candidate_is_pruned(jj_base, monkeypatch, three_candidates):
+    game, seat, moves = three_candidates
+    agent = SearchAgent(get_rules("jj"), SearchSettings.parse("w=12:m=3:t=0.1:k=2:batch=3"), seed=1, base=jj_base)
+    # candidate 1 undecided for two batches (gain about 0), then clearly worse; candidate 2 worse from the start
+    calls = scripted(agent, monkeypatch, {moves[1]: [0.2, -0.2] * 3 + [-1.0] * 6,
+                                          moves[2]: [-0.5, -0.4, -0.6], **{m: [-1.0] for m in moves[3:]}})
+    result = agent.search(info_state(game, seat))
+    assert result.choice == moves[0]
+    assert calls[0] == moves and calls[1] == [moves[0], moves[1]]  # candidate 2 out after the first batch
+    assert len(calls) == 3 and result.worlds == 9  # candidate 1 pruned after the third: 3 of 4 batches
+    assert result.estimates[2].worlds == 3 and result.estimates[1].worlds == 9
+    assert np.isnan(result.means).sum() == 0  # each candidate's mean over the worlds it was played in
+
+
+def test_an_undecided_race_plays_every_world_and_keeps_the_base_move(jj_base, monkeypatch, three_candidates):
+    game, seat, moves = three_candidates
+    agent = SearchAgent(get_rules("jj"), SearchSettings.parse("w=12:m=3:t=0.1:k=2:batch=5"), seed=1, base=jj_base)
+    calls = scripted(agent, monkeypatch, {m: [1, -1] for m in moves[1:]})
+    result = agent.search(info_state(game, seat))
+    assert [len(c) for c in calls] == [len(moves)] * 3 and result.worlds == 12  # batches of 5, 5, 2
+    assert result.choice == moves[0]
+
+
+def test_phases_of_the_deal():
+    assert [phase(n) for n in (168, 121, 120, 81, 80, 51, 50, 0)] == [
+        ">120", ">120", "120-81", "120-81", "80-51", "80-51", "50-0", "50-0"]
+    assert [label for label, _ in PHASES] == list(SearchStats().phases)
+
+
+def test_a_deviation_is_re_estimated_on_fresh_worlds_in_its_phase_bucket(jj_base, monkeypatch, three_candidates):
+    game, seat, moves = three_candidates
+    rules = get_rules("jj")
+    info = info_state(game, seat)
+    spec = "w=4:m=3:endgame=0"
+    agent = SearchAgent(rules, SearchSettings.parse(f"{spec}:double=1"), seed=1, base=jj_base)
+    plain = SearchAgent(rules, SearchSettings.parse(spec), seed=1, base=jj_base)
+    for a in (agent, plain):
+        calls = scripted(a, monkeypatch, {moves[1]: [0.5], **{m: [-1.0] for m in moves[2:]}})
+        assert a.search(info).choice == moves[1]
+    assert calls == [moves]  # the plain agent: no re-estimate
+    bucket = phase(cards_left(info.observation, rules))
+    assert agent.stats.phases[bucket] == PhaseStats(searched=1, deviations=1, reestimates=1, gain_sum=0.5,
+                                                    gain_squares=0.25)
+    assert all(p == PhaseStats() for label, p in agent.stats.phases.items() if label != bucket)
+    # not used for the choice: the agent's own worlds and draws are the plain agent's
+    assert agent.rng.bit_generator.state == plain.rng.bit_generator.state
+    assert [w.hands for w in agent._particles[seat]] == [w.hands for w in plain._particles[seat]]
+    stats = SearchStats.from_dict(agent.stats.to_dict())
+    assert stats == agent.stats
+    both = stats.merged(plain.stats)
+    assert (both.searched, both.changed, both.phases[bucket].reestimates) == (2, 2, 1)
+
+
+def test_the_re_estimate_draws_as_many_fresh_worlds_and_plays_the_choice_against_the_base(jj_base, monkeypatch):
+    rules = get_rules("jj")
+    for game, seat in searched_decisions(rules, 12):
+        agent = SearchAgent(rules, SearchSettings.parse("w=4:m=3:depth=1:double=1"), seed=seat, base=jj_base)
+        seen = recording(agent, monkeypatch)
+        result = agent.search(info_state(game, seat))
+        if result.choice != result.candidates[0]:
+            assert [r.shape for r in seen] == [(4, len(result.candidates)), (4, 2)]
+            assert agent.stats.searched == agent.stats.changed == 1
+            assert sum(p.reestimates for p in agent.stats.phases.values()) == 1
+            return
+    raise AssertionError("no deviation")
+
+
+def test_random_rollouts_play_each_world_with_one_seed_for_every_candidate(jj_base):
+    """Common random numbers: the same move twice in a world gets the same random play-out."""
+    rules = get_rules("jj")
+    game = played_to(rules, 31, 70)
+    seat = game.current_player
+    agent = SearchAgent(rules, SearchSettings(worlds=4, top=2, rollout="random"), seed=2, base=jj_base)
+    info = info_state(game, seat)
+    move = agent.candidates(info)[0]
+    got = agent.play_out(seat, agent.worlds(info), [move, move])
+    np.testing.assert_array_equal(got[:, 0], got[:, 1])
