@@ -3,21 +3,27 @@ observation and legal-move mask only (the same inputs the agent gets when it pla
 
 Agents that score actions show their scores: a DMC agent its Q values (the expected final
 score of each move, `action_values`), a PPO agent its policy's probabilities (`logits`), a
-search agent (`search:...`, docs/search.md) each candidate's result over the deals it imagined
-(the hidden hands dealt in ways that fit what the seat has seen), in a player's words ("wins
-62% of 8 imagined deals"), with how long it took (from the seat's information state, which is
-what it plays from). Any other agent (the scripted bots) shows only the move it would choose.
-A forced move (the only legal one) is shown as such, without asking the agent.
+search agent (`search:...`, docs/search.md) its first choice's result over the deals it
+imagined (the hidden hands dealt in ways that fit what the seat has seen; its first choice is
+its base policy's move) and each other candidate's advantage over it in the same deals, in a
+player's words ("wins 62% of 8 imagined deals"; "wins 25% more of 8 imagined deals than the
+agent's first choice (better in 3, worse in 1)"), with how long it took (from the seat's
+information state, which is what it plays from). Any other agent (the scripted bots) shows
+only the move it would choose. A forced move (the only legal one) is shown as such, without
+asking the agent.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from baohuang_env.agent import Agent, uses_info_state
 from baohuang_env.infostate import InfoState
+
+if TYPE_CHECKING:
+    from agents.search import SearchResult
 
 #: Moves listed in a hint at most.
 TOP_MOVES = 5
@@ -67,23 +73,46 @@ def search_words(mean: float, deals: int, objective: str) -> str:
     return f"scores {mean:+.1f} on average over {deals} imagined deals"
 
 
+def advantage_words(gain: float, deals: int, better: int, worse: int, objective: str) -> str:
+    """A candidate's paired advantage over the agent's own move (`agents.search.Paired`) as a
+    player reads it, with the deals where it did better and worse. Under "win" a gain g in
+    results of +1/-1 is a difference of g / 2 in the share of wins ("wins 25% more of 8
+    imagined deals than the agent's first choice"); under "score", points per deal."""
+    counts = f"(better in {better}, worse in {worse})"
+    if objective == "win":
+        share = round(50 * gain)
+        more = f"{abs(share)}% {'more' if share >= 0 else 'fewer'}"
+        return f"wins {more} of {deals} imagined deals than the agent's first choice {counts}"
+    return f"scores {gain:+.1f} over the agent's first choice in {deals} imagined deals {counts}"
+
+
 def _search_hint(agent: Agent, info: InfoState | None, labels: dict[int, str]) -> dict[str, Any]:
-    """A search agent's candidates by their result over the deals it imagined (`kind`
-    "search", each move with its `text` in words, and `worlds`, `milliseconds` and the
-    agent's time limit, `limit_ms`, 0 for none); a search that played nothing out (one
-    candidate) shows only its choice."""
+    """A search agent's candidates by their advantage over its own move in the deals it
+    imagined (`kind` "search", each move with its mean result `value`, its `gain` over the
+    agent's own move and its `text` in words: the agent's own move by its result, the others
+    by their advantage; and `worlds`, `milliseconds` and the agent's time limit, `limit_ms`, 0
+    for none); a search that played nothing out (one candidate) shows only its choice."""
     if info is None:
         raise ValueError("a search agent's hint needs the seat's information state")
     result = agent.search(info)
     if not result.worlds:
         return _choice(result.choice, labels)
     objective = agent.settings.objective
-    order = sorted(range(len(result.candidates)), key=lambda i: -result.means[i])
+    order = sorted(range(len(result.candidates)), key=lambda i: -result.estimates[i].gain)
     moves = [{"id": result.candidates[i], "label": labels[result.candidates[i]], "value": round(result.means[i], 4),
-              "text": search_words(result.means[i], result.worlds, objective)} for i in order]
+              "gain": round(result.estimates[i].gain, 4), "text": _words(result, i, objective)} for i in order]
     ms = round(result.seconds * 1000)
     limit = agent.settings.limit_ms
     name = (f"each move played out in {result.worlds} imagined deals (the hidden cards dealt in ways that fit what "
             f"you have seen), {ms} ms" + (f" of its {limit} ms" if limit else ""))
     return {"kind": "search", "value_name": name, "choice": result.choice, "moves": moves,
             "worlds": result.worlds, "milliseconds": ms, "limit_ms": limit}
+
+
+def _words(result: SearchResult, i: int, objective: str) -> str:
+    """Candidate `i` of a search in words: the agent's own move (the first) by its result over
+    the deals it imagined, another by its advantage over it in the deals both were played in."""
+    if i == 0:
+        return "the agent's first choice: " + search_words(result.means[0], result.worlds, objective)
+    e = result.estimates[i]
+    return advantage_words(e.gain, e.worlds, e.better, e.worse, objective)

@@ -1,6 +1,7 @@
-"""The page's hints in a player's words, through the web API: a search hint says how often each
-move wins in the deals it imagined, a forced move is shown as the only move with no search
-figures, and a search hint keeps within its time limit (`agents/search.py`, `limit=`)."""
+"""The page's hints in a player's words, through the web API: a search hint says how often the
+agent's first choice wins in the deals it imagined and what each other move adds to it there,
+a forced move is shown as the only move with no search figures, and a search hint keeps within
+its time limit (`agents/search.py`, `limit=`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ pytest.importorskip("httpx2")
 
 from agents.search import SearchAgent, SearchSettings
 from baohuang_env.agent import make_agent
+from baohuang_web.hints import advantage_words
 from baohuang_env.game import Game
 from baohuang_env.infostate import info_state
 from baohuang_env.rules import get_rules
@@ -54,16 +56,39 @@ def _hints(spec: str, wanted: int, choice: bool) -> list[tuple[dict, dict]]:
     raise AssertionError(f"fewer than {wanted} such turns in five games")
 
 
-def test_a_search_hint_says_how_often_each_move_wins_in_the_deals_it_imagined():
+def test_a_search_hint_says_how_often_the_agents_move_wins_and_what_each_other_move_adds():
+    """The agent's first choice (its base policy's move) by its share of wins in the deals it
+    imagined; every other candidate by its advantage over it in the same deals, with the deals
+    where it did better and worse."""
     [(view, hint)] = _hints(f"search:w=4:m=2:depth=1:limit=2000:base={BASE}", 1, choice=True)
     assert hint["kind"] == "search"
     assert hint["value_name"].startswith("each move played out in 4 imagined deals")
     assert "sampled worlds" not in hint["value_name"] and "mean" not in hint["value_name"]
-    for move in hint["moves"]:
-        m = re.fullmatch(r"wins (\d+)% of 4 imagined deals", move["text"])
+    [first] = [m for m in hint["moves"] if m["text"].startswith("the agent's first choice")]
+    m = re.fullmatch(r"the agent's first choice: wins (\d+)% of 4 imagined deals", first["text"])
+    assert m, first["text"]
+    assert int(m.group(1)) == round(50 * (first["value"] + 1))  # the share of wins the mean stands for
+    assert first["gain"] == 0
+    others = [move for move in hint["moves"] if move is not first]
+    assert others
+    for move in others:
+        m = re.fullmatch(r"wins (\d+)% (more|fewer) of 4 imagined deals than the agent's first choice "
+                         r"\(better in (\d), worse in (\d)\)", move["text"])
         assert m, move["text"]
-        assert int(m.group(1)) == round(50 * (move["value"] + 1))  # the share of wins the mean stands for
+        share = int(m.group(1)) * (1 if m.group(2) == "more" else -1)
+        assert share == round(50 * move["gain"])  # a gain of g in +1/-1 results: g / 2 of the wins
+        assert int(m.group(3)) + int(m.group(4)) <= 4
+    gains = [move["gain"] for move in hint["moves"]]
+    assert gains == sorted(gains, reverse=True)
     assert {m["id"] for m in hint["moves"]} <= {m["id"] for m in view["moves"]}
+
+
+def test_advantage_words_under_each_objective():
+    assert advantage_words(0.5, 12, 7, 2, "win") == ("wins 25% more of 12 imagined deals than the agent's first "
+                                                      "choice (better in 7, worse in 2)")
+    assert advantage_words(-0.2, 8, 1, 3, "win").startswith("wins 10% fewer of 8 imagined deals")
+    assert advantage_words(0.3, 12, 7, 2, "score") == ("scores +0.3 over the agent's first choice in 12 imagined "
+                                                        "deals (better in 7, worse in 2)")
 
 
 @pytest.mark.parametrize("spec", [f"search:w=4:m=2:depth=1:limit=2000:base={BASE}", "greedy"])
