@@ -7,7 +7,11 @@ times, at every decision of the searching seat that it searches, the search
 a driver pays before asking). Forced decisions are played without either, and those before the
 endgame (`endgame=N`) by the base's move from the observation (`unsearched_move`), so the output
 also says how often the agent searches and what a decision costs on average, all of them
-counted (`ms_per_decision`). One process, one thread: milliseconds on one core.
+counted (`ms_per_decision`), and its play-outs per second of search (`playouts_per_s`: the
+(world, candidate) rows played to the end of the deal or scored, over the time the searches
+took, `SearchStats`; with `double=1` the re-estimates' play-outs are not counted, their time
+is in the milliseconds) with the agent's per-phase counts (`stats`, `SearchStats.to_dict`).
+One process, one thread: milliseconds on one core.
 
     python experiments/search_cost.py --preset jj --games 10 \\
         search:w=4:m=2 search:w=8:m=3 search:w=16:m=3
@@ -70,7 +74,9 @@ def measure(spec: str, preset: str, games: int, deal_seed: int) -> dict:
             "ms_p50": float(np.median(s)) if s.size else None, "ms_p90": float(np.quantile(s, 0.9)) if s.size else None,
             "ms_info_state": float(np.mean(info_ms)) if info_ms else None,
             "ms_per_decision": float(d.sum() / max(1, decisions)),
-            "failed_draws": agent.stats.failed}
+            "failed_draws": agent.stats.failed, "playouts": agent.stats.playouts,
+            "playouts_per_s": agent.stats.playouts / agent.stats.seconds if agent.stats.seconds else None,
+            "stats": agent.stats.to_dict()}
 
 
 def main(argv: list[str] | None = None) -> None:

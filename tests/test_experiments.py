@@ -75,3 +75,16 @@ def test_search_curve_matches_each_setting_to_its_cost_and_draws_the_points(tmp_
     (seat / "report.json").write_text(json.dumps({"protocol": {"name": "duplicate-rotation"}, "pairs": []}))
     with pytest.raises(SystemExit, match="reads team-protocol reports"):
         sc.main([str(seat), "--costs", str(costs)])
+
+
+def test_search_cost_reports_play_outs_per_second_and_the_per_phase_counts():
+    """One deal, the seat searching its last decisions: every searched decision plays each
+    (world, candidate) row out, and the play-outs per second are those rows over the search time."""
+    row = load_experiment("search_cost").measure("search:w=2:m=2:endgame=80", "jj", 1, 23_000_000)
+    stats = row["stats"]
+    searched = sum(p["searched"] for p in stats["phases"].values())
+    assert row["searched"] == searched > 0
+    assert stats["phases"]["80-51"]["searched"] + stats["phases"]["50-0"]["searched"] == searched
+    assert 2 * 2 * searched <= row["playouts"] == stats["playouts"] <= 2 * 3 * searched  # 2 worlds x 2 moves (+PASS)
+    assert row["playouts_per_s"] == pytest.approx(row["playouts"] / stats["seconds"])
+    assert json.loads(json.dumps(row)) == row
