@@ -17,24 +17,37 @@ the base policy's move; from there on, at each decision with more than one legal
    candidates as the rows of one `BatchedGames` (the batched engine's compiled play phase),
    to the end of the deal (or for `depth` of the seat's own turns, then scored by the base
    network's values);
-4. picks the candidate with the best mean result for its seat (`objective`: "win" is the
-   sign of the score, as the shipped agents were trained; "score" the score itself), ties
-   to the base policy's move.
+4. estimates each candidate's advantage over the base policy's move paired world by world
+   (`Paired`: the mean of result(candidate) - result(base move) over the same worlds, with its
+   standard error; `objective`: "win" is the sign of the score, as the shipped agents were
+   trained; "score" the score itself), and leaves the base move only for a candidate whose
+   mean difference is above `t` and whose lower bound, mean - `k` x SE, is above zero: of those,
+   the largest difference. The worlds are played out `batch` at a time (sequential sampling,
+   `race`) until a candidate clears that test, every other is pruned (mean + `k` x SE below
+   `t`), or the worlds or the time are spent. With t=0, k=0 and every world in one batch, the
+   defaults, this is the candidate with the best mean result, ties to the base policy's move.
+   With `double=1` each deviation is estimated again on fresh worlds and rollout seeds, not
+   for the choice but for `SearchStats`, per phase of the deal (`PHASES`): how much of a
+   deviation's estimated gain is real and how much is the noise that picked it.
 
 It sees nothing hidden: drivers give it its seat's `InfoState` (`uses_info_state`), never the
 game. Spec: `search[:KEY=VALUE:...]` (colons between: `baohuang serve`'s lists are
 comma-separated), keys `w` (worlds), `m` (top moves), `rollout` (greedy, heuristic, random,
 base), `depth` (the seat's own play-phase turns before the base's values score a play-out;
 -1: to the end), `endgame` (search once at most that many cards are left in all hands; 0:
-every decision), `limit` (milliseconds: no fresh world is drawn after half of it, and the play-outs still
-running when one more batch step and the scoring would overrun it are scored by the base's values,
-so a decision stays within it; 0: none), `sampler`
-(informed, prior, uniform), `objective` (win, score), and `base=SPEC` last (default `pretrained`: the
-preset's shipped agent), e.g.
+every decision), `t` (the least mean advantage over the base move to leave it), `k` (the
+standard errors the advantage's lower bound must keep above zero), `batch` (worlds played out at
+a time, 1 to `w`; 0: all at once), `double` (1: re-estimate every deviation), `limit`
+(milliseconds: no fresh world is drawn after half of it, and the play-outs still running when
+one more batch step and the scoring would overrun it are scored by the base's values, so a
+decision stays within it; 0: none), `sampler` (informed, prior, uniform), `objective` (win,
+score), and `base=SPEC` last (default `pretrained`: the preset's shipped agent), e.g.
 `search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`. The defaults
 (8 worlds, 3 moves, base rollouts to the end, from 50 cards left) were chosen on tuning deals:
 searching earlier in the deal, or scoring by the base's values after one turn, lost to the base
-policy (docs/search.md has the method, its limits and the measurements).
+policy (docs/search.md has the method, its limits and the measurements). The estimator's defaults
+(t=0, k=0, one batch, no re-estimate) are still the plain argmax those figures were measured
+with; its tuned defaults are to be chosen on tuning deals.
 """
 
 from __future__ import annotations
