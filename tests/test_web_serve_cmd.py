@@ -108,7 +108,7 @@ def test_serve_hints_with_the_strongest_shipped_agent_from_any_directory(tmp_pat
     the shipped kickstart agent (package data), and it answers with its Q values."""
     pytest.importorskip("starlette")
     pytest.importorskip("uvicorn")
-    proc, url, options = _serve([], cwd=tmp_path)
+    proc, url, options = _serve(["--seed", "1"], cwd=tmp_path)  # a seeded deal: its first decision is not forced
     try:
         assert options["hints"] == "pretrained,heuristic" and options["hint_presets"] == options["presets"]
         assert options["preset_opponents"]["jj"]["default"] == "pretrained"
@@ -121,6 +121,7 @@ def test_serve_hints_with_the_strongest_shipped_agent_from_any_directory(tmp_pat
     finally:
         stop_server(proc)
     assert hint["agent"] == "pretrained"
+    assert len(view["moves"]) > 1, "the seeded deal's first decision has a choice (a forced one gets no values)"
     assert hint["moves"] and "Q" in hint["value_name"]
 
 
