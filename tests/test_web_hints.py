@@ -25,8 +25,10 @@ from web_helpers import client_for, seeded_store, start_game
 BASE = "pretrained:dmc_kickstart_jj"
 #: Hints asked per test, at the human's first decisions with a choice (seeded games).
 HINTS = 3
-#: What a real-time measurement may exceed the limit by on a loaded machine (scheduling noise).
-TOLERANCE_MS = 30
+#: What a real-time measurement may exceed the limit by on a loaded machine (scheduling noise,
+#: a preempted step): wide, since the deadline rule itself is pinned on a stopped clock below;
+#: this catches the overruns a person would see (the first hint took 1,492 ms at limit=300).
+TOLERANCE_MS = 150
 
 
 @pytest.fixture(scope="module")
