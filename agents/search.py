@@ -35,9 +35,11 @@ game. Spec: `search[:KEY=VALUE:...]` (colons between: `baohuang serve`'s lists a
 comma-separated), keys `w` (worlds), `m` (top moves), `rollout` (greedy, heuristic, random,
 base), `depth` (the seat's own play-phase turns before the base's values score a play-out;
 -1: to the end), `endgame` (search once at most that many cards are left in all hands; 0:
-every decision), `t` (the least mean advantage over the base move to leave it), `k` (the
-standard errors the advantage's lower bound must keep above zero), `batch` (worlds played out at
-a time, 1 to `w`; 0: all at once), `double` (1: re-estimate every deviation), `limit`
+every decision), `stop` (search only while more than that many cards are left: with `endgame`,
+one phase of the deal, e.g. `endgame=120:stop=80`; 0: to the end), `t` (the least mean
+advantage over the base move to leave it), `k` (the standard errors the advantage's lower
+bound must keep above zero), `batch` (worlds played out at a time, 1 to `w`; 0: all at once),
+`double` (1: re-estimate every deviation), `limit`
 (milliseconds: no fresh world is drawn after half of it, and the play-outs still running when
 one more batch step and the scoring would overrun it are scored by the base's values, so a
 decision stays within it; 0: none), `sampler` (informed, prior, uniform), `objective` (win,
@@ -98,6 +100,7 @@ class SearchSettings:
     depth: int = -1
     limit_ms: int = 0
     endgame: int = 50
+    stop: int = 0
     thresh: float = 0.0
     k: float = 0.0
     batch: int = 0
@@ -117,6 +120,10 @@ class SearchSettings:
         if self.endgame < 0:
             raise ValueError(f"search: endgame must be 0 (search every decision) or the cards left in all hands "
                              f"at most which a decision is searched, got {self.endgame}")
+        if self.stop < 0 or (self.endgame and self.stop >= self.endgame):
+            below = f", below endgame={self.endgame}" if self.endgame else ""
+            raise ValueError(f"search: stop must be 0 (search to the end of the deal) or the cards left in all "
+                             f"hands at most which a decision is no longer searched{below}; got {self.stop}")
         if self.limit_ms < 0:
             raise ValueError(f"search: limit must be 0 (none) or a number of milliseconds, got {self.limit_ms}")
         if self.depth == 0 or self.depth < -1:
@@ -139,10 +146,10 @@ class SearchSettings:
         if sep and head and not head.endswith(":"):
             raise ValueError(f"search: write base=SPEC last, after a colon (got {arg!r})")
         keys = {"w": "worlds", "m": "top", "rollout": "rollout", "sampler": "sampler", "objective": "objective",
-                "depth": "depth", "limit": "limit_ms", "endgame": "endgame", "t": "thresh", "k": "k",
-                "batch": "batch", "double": "double"}
-        numbers = {"w": int, "m": int, "depth": int, "limit": int, "endgame": int, "batch": int, "double": int,
-                   "t": float, "k": float}
+                "depth": "depth", "limit": "limit_ms", "endgame": "endgame", "stop": "stop", "t": "thresh",
+                "k": "k", "batch": "batch", "double": "double"}
+        numbers = {"w": int, "m": int, "depth": int, "limit": int, "endgame": int, "stop": int, "batch": int,
+                   "double": int, "t": float, "k": float}
         values: dict[str, object] = {"base": base} if sep else {}
         for item in filter(None, head.split(":")):
             key, eq, value = item.partition("=")
@@ -162,8 +169,8 @@ class SearchSettings:
     def spec(self) -> str:
         return (f"search:w={self.worlds}:m={self.top}:rollout={self.rollout}:sampler={self.sampler}:"
                 f"objective={self.objective}:depth={self.depth}:limit={self.limit_ms}:endgame={self.endgame}:"
-                f"t={_number(self.thresh)}:k={_number(self.k)}:batch={self.batch}:double={self.double}:"
-                f"base={self.base}")
+                f"stop={self.stop}:t={_number(self.thresh)}:k={_number(self.k)}:batch={self.batch}:"
+                f"double={self.double}:base={self.base}")
 
     @property
     def batch_worlds(self) -> int:
@@ -351,10 +358,13 @@ class SearchAgent:
 
     def searches(self, observation: np.ndarray) -> bool:
         """Whether a decision is searched: always, or with `endgame` N once at most N cards are
-        left in all hands together (public: the observation's `cards_left`)."""
-        if not self.settings.endgame:
+        left in all hands together (public: the observation's `cards_left`), and with `stop` L
+        only while more than L are."""
+        endgame, stop = self.settings.endgame, self.settings.stop
+        if not (endgame or stop):
             return True
-        return cards_left(observation, self.rules) <= self.settings.endgame
+        left = cards_left(observation, self.rules)
+        return (not endgame or left <= endgame) and left > stop
 
     def candidates(self, info: InfoState) -> list[int]:
         """The base policy's top moves by value (its own move first), and PASS where legal."""

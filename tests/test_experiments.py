@@ -88,3 +88,30 @@ def test_search_cost_reports_play_outs_per_second_and_the_per_phase_counts():
     assert 2 * 2 * searched <= row["playouts"] == stats["playouts"] <= 2 * 3 * searched  # 2 worlds x 2 moves (+PASS)
     assert row["playouts_per_s"] == pytest.approx(row["playouts"] / stats["seconds"])
     assert json.loads(json.dumps(row)) == row
+
+
+def test_search_phases_searches_each_phase_of_the_deal_alone(capsys):
+    """One deal, one game, a tiny search: a JSON line per phase of the deal (`PHASES`), its
+    search limited to that window, its team result against the base and its statistics there."""
+    from agents.search import PHASES, phase
+
+    sp = load_experiment("search_phases")
+    for label, endgame, stop in sp.windows():  # each window is exactly its phase's cards left
+        assert phase(stop + 1) == label and (endgame == 0 or phase(endgame) == label)
+    sp.main(["--settings", "w=2:m=2:depth=1", "--deals", "1", "--games", "1", "--workers", "1"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["window"] for r in rows] == [label for label, _ in PHASES]
+    assert [(r["endgame"], r["stop"]) for r in rows] == [(0, 120), (120, 80), (80, 50), (50, 0)]
+    for r in rows:
+        assert set(r) == {"window", "endgame", "stop", "spec", "opponent", "deals", "duplicate_win_rate",
+                          "paired_difference", "games", "searched", "deviations", "deviation_rate", "reestimates",
+                          "gain", "gain_se", "ms_per_searched_decision"}
+        assert f":depth=1:limit=0:endgame={r['endgame']}:stop={r['stop']}:" in r["spec"]
+        assert (r["opponent"], r["deals"], r["games"]) == ("pretrained", 1, 1)
+        rate, d = r["duplicate_win_rate"], r["paired_difference"]
+        assert rate["games"] == 2 and 0 <= rate["low"] <= rate["rate"] <= rate["high"] <= 1
+        assert d["n"] == 1 and d["a_better"] + d["ties"] + d["b_better"] == 1
+        assert r["searched"] > 0 and r["deviation_rate"] == pytest.approx(r["deviations"] / r["searched"], abs=1e-4)
+        assert r["reestimates"] <= r["deviations"]  # double=1: each re-estimated where fresh worlds were drawn
+        assert (r["gain"] is None) == (r["gain_se"] is None) == (r["reestimates"] < 2)
+        assert r["ms_per_searched_decision"] > 0

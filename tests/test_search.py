@@ -113,6 +113,11 @@ def test_settings_from_a_spec():
     assert (paired.thresh, paired.k, paired.batch, paired.batch_worlds, paired.double) == (0.15, 2.0, 4, 4, 1)
     assert ":t=0.15:k=2:batch=4:double=1:" in paired.spec
     assert SearchSettings.parse(paired.spec.removeprefix("search:")) == paired
+    window = SearchSettings.parse("endgame=120:stop=80")  # one phase of the deal
+    assert (window.endgame, window.stop, SearchSettings().stop) == (120, 80, 0)
+    assert ":endgame=120:stop=80:" in window.spec
+    assert SearchSettings.parse(window.spec.removeprefix("search:")) == window
+    assert SearchSettings.parse("endgame=0:stop=120").stop == 120  # every decision while more than 120 are left
     default = SearchSettings()  # today's rule: no threshold, no bound, every world at once
     assert (default.thresh, default.k, default.batch_worlds, default.double) == (0.0, 0.0, default.worlds, 0)
     for bad, says in (("w=0", "w >= 1"), ("rollout=mcts", "rollout='mcts'"), ("x=1", "unknown setting"),
@@ -121,7 +126,8 @@ def test_settings_from_a_spec():
                       ("endgame=-5", "cards left in all hands"), ("k=-1", "k must be a number >= 0"),
                       ("t=-0.5", "t must be a number >= 0"), ("t=nan", "t must be"), ("k=two", "k must be a number"),
                       ("batch=9", "1 to w=8"), ("w=4:batch=-1", "1 to w=4"), ("double=2", "double is 1"),
-                      ("batch=1.5", "batch must be an integer")):
+                      ("batch=1.5", "batch must be an integer"), ("stop=-1", "stop must be 0"),
+                      ("endgame=80:stop=80", "below endgame=80"), ("stop=x", "stop must be an integer")):
         with pytest.raises(ValueError, match=says):
             SearchSettings.parse(bad)
 
@@ -186,6 +192,32 @@ def test_an_endgame_search_plays_the_base_move_until_few_cards_are_left(jj_base)
     table = Table(102, [agent, jj_base, jj_base, jj_base, jj_base], ["search", *["base"] * 4], "deal 102")
     assert play_games(rules, [table])[0].result is not None
     assert 0 < agent.stats.searched < agent.stats.decisions
+
+
+def test_a_stop_searches_only_while_more_cards_are_left(jj_base):
+    """stop=L: the base policy's move once at most L cards are left in all hands, so that
+    endgame=N:stop=L searches one window of the deal, N >= cards left > L."""
+    rules = get_rules("jj")
+    enc = Encoder(rules)
+    game = played_to(rules, 31, 70)
+    seat = game.current_player
+    obs, mask = enc.encode(game, seat), game.legal_mask()
+    left = sum(game.cards_left)
+    assert cards_left(obs, rules) == left and np.count_nonzero(mask) > 1
+    for endgame, stop, searched in ((left, left - 1, True), (0, left - 1, True), (left + 10, left, False),
+                                    (0, left, False), (left - 1, left - 10, False)):
+        agent = SearchAgent(rules, SearchSettings(worlds=2, top=2, endgame=endgame, stop=stop), seed=2, base=jj_base)
+        assert (agent.unsearched_move(obs, mask) is None) is searched
+        move = agent.act_info(info_state(game, seat))
+        assert (agent.stats.searched == 1) is searched
+        if not searched:
+            assert move == jj_base.act(obs, mask)
+    # a whole game through the evaluation driver: only the window's decisions are searched
+    agent = SearchAgent(rules, SearchSettings(worlds=2, top=2, endgame=120, stop=80), seed=2, base=jj_base)
+    table = Table(102, [agent, jj_base, jj_base, jj_base, jj_base], ["search", *["base"] * 4], "deal 102")
+    assert play_games(rules, [table])[0].result is not None
+    assert agent.stats.searched == agent.stats.phases["120-81"].searched > 0
+    assert agent.stats.searched < agent.stats.decisions
 
 
 def test_a_play_out_is_scored_by_the_seats_own_value_at_its_next_turn(jj_base):
