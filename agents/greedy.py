@@ -22,6 +22,13 @@ Play phase:
    when it is worth it: it leaves at most `SPEND_AT` (8) cards in the hand (the end game,
    when taking the lead matters most). Otherwise pass.
 5. **Pass** when nothing but pass is legal.
+
+The play-phase rule exists twice: here, reading a seat's observation, for every driver that
+gives one; and compiled, in `baohuang_env.play_arrays` (`_greedy_move`), reading the hand and
+mask of a batch row inside the engine's kernel loop (the search's cheap play-outs,
+`BatchedGames.play_greedy`), where no observation is built and no Python runs per move. Both
+read one set of per-play tables (`greedy_tables`) and one `SPEND_AT`;
+tests/test_greedy_kernel.py pins the two choices to each other.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from baohuang_env.actions import FIRST_PLAY, PASS, action_table
+from baohuang_env.play_arrays import GREEDY_SPEND_AT, greedy_tables
 from baohuang_env.rules import Rules
 
 from baohuang_env.autoplay import RoleDefaults
@@ -42,22 +50,15 @@ class GreedyAgent:
     uses_observation = True
 
     #: Spend a play with jokers or 2s when following only if it leaves at most this many cards.
-    SPEND_AT = 8
+    SPEND_AT = GREEDY_SPEND_AT
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         t = action_table(rules)
         self.table = t
-        two = t.kinds.num_ranks - 1  # the 2 is the highest ordinary rank
-        self._is_two = (t.rank == two) & (t.n > 0)
-        rank = np.where(t.rank >= 0, t.rank, t.kinds.num_ranks).astype(np.int64)
-        # lexicographic cheapness: big jokers, small jokers, 2s, rank
-        self._cost = ((t.big.astype(np.int64) * 8 + t.small) * 2 + self._is_two) * 16 + rank
-        self._precious = (t.big > 0) | (t.small > 0) | self._is_two
-        self._size = t.size.astype(np.int64)
-        self._rank = t.rank.astype(np.int64)
-        self._n = t.n.astype(np.int64)
-        self._plain = (t.small == 0) & (t.big == 0)
+        g = greedy_tables(rules)  # lexicographic cheapness: big jokers, small jokers, 2s, rank
+        self._cost, self._size, self._rank, self._n = g.cost, g.size, g.rank, g.n
+        self._plain, self._precious = g.plain.astype(bool), g.precious.astype(bool)
         self._plays_end = FIRST_PLAY + t.num_plays  # the call block (calling presets) follows the plays
         self.roles = RoleDefaults(rules)
 

@@ -310,6 +310,10 @@ class SearchAgent:
 
         self._belief = HeuristicAgent(rules) if settings.sampler == "informed" else None
         self._rollout = self._rollout_agent(settings.rollout)
+        #: Whether greedy play-outs to the end play their play phase in one compiled call
+        #: (`BatchedGames.play_greedy`), not a move at a time through `GreedyAgent.act` (the
+        #: same moves: tests/test_search.py compares the two).
+        self.compiled_rollout = settings.rollout == "greedy" and settings.depth < 0
         self.rng = np.random.default_rng(seed)
         self._fresh = _fresh_rng(seed)
         self.stats = SearchStats()
@@ -512,7 +516,9 @@ class SearchAgent:
         after `TURN_PLIES * depth` play-phase moves, by the acting seat's values (signed), and
         so is every row still playing once `deadline` (a `perf_counter` time) leaves no room
         for one more step of the batch and the scoring after it, each as long as it took before
-        (`_over_time`): the play-outs end within the deadline, not one step and a scoring past it."""
+        (`_over_time`): the play-outs end within the deadline, not one step and a scoring past it.
+        Greedy rollouts to the end (`compiled_rollout`) play the play-phase rows out in one
+        compiled call (`BatchedGames.play_greedy`); rows in their role phase step as above."""
         began = time.perf_counter()
         results = np.zeros((len(worlds), len(moves)))
         flat = results.reshape(-1)  # row w * len(moves) + i: world w, move i
@@ -560,6 +566,9 @@ class SearchAgent:
                 self._scoring = time.perf_counter() - scoring
             if not live.size:
                 return results
+            if self.compiled_rollout and play.size:  # the play-phase rows to the end, in one call
+                step = batch.play_greedy(play)
+                continue
             played[play] += 1
             actions[live] = self._rollout_moves(batch, live, step.mask[live], randoms)
             step = batch.step(actions, live)

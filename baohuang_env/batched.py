@@ -221,6 +221,11 @@ class _ArrayRows:
         ended, last = self.arrays.play_random(rows, until, states)
         return self._with_records(sorted(ended, key=lambda e: e[0]), records), last
 
+    def play_greedy(self, rows: np.ndarray, until: np.ndarray, records: bool
+                    ) -> tuple[list[tuple[int, GameResult, Any]], np.ndarray]:
+        ended, last = self.arrays.play_greedy(rows, until)
+        return self._with_records(sorted(ended, key=lambda e: e[0]), records), last
+
     def _with_records(self, ended: list[tuple[int, GameResult]], records: bool) -> list[tuple[int, GameResult, Any]]:
         """(row, result, replay record or None) of the array rows whose deals just ended."""
         arrays = self.arrays
@@ -408,19 +413,46 @@ class BatchedGames:
 
         Rows in their role phase, or whose game has ended, are left as they are (a caller
         steps those one move at a time). Engine "arrays" only."""
-        if self.engine != "arrays":
-            raise ValueError(f"play_random needs engine 'arrays', not {self.engine!r}")
-        if self._mask is None:
-            raise RuntimeError("reset() the batch before stepping it")
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         until = np.asarray(until, dtype=np.int64).reshape(-1)
         states = np.asarray(states, dtype=np.uint64)
         if until.shape != rows.shape or states.shape != (rows.size, NUM_SEATS):
             raise ValueError(f"give a seat and {NUM_SEATS} generator states per row: {rows.size} rows, "
                              f"until {until.shape}, states {states.shape}")
+        return self._play_on("play_random", rows, until, lambda playing, rows, until: self._rows.play_random(
+            rows, until, states[playing], self.records))
+
+    def play_greedy(self, rows: Sequence[int] | np.ndarray, until: Sequence[int] | np.ndarray | None = None
+                    ) -> BatchStep:
+        """Play on in the play-phase rows of `rows` by the greedy bot's play-phase rule
+        (`GreedyAgent.act`, compiled: `play_arrays._greedy_move`), many moves in one compiled
+        call, until in each the seat `until[i]` is to act or the deal is over (`until` None or
+        -1: to the end of the deal). The moves and results are those of `GreedyAgent.act`
+        called at every one of those turns: a search's play-outs with greedy rollouts
+        (rollout=greedy) without a Python call per move.
+
+        Rows in their role phase, or whose game has ended, are left as they are (a caller
+        steps those one move at a time: the greedy bot's role answers are the auto-play
+        defaults). Engine "arrays" only."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        until = np.full(rows.size, -1, dtype=np.int64) if until is None else np.asarray(
+            until, dtype=np.int64).reshape(-1)
+        if until.shape != rows.shape:
+            raise ValueError(f"give a seat per row: {rows.size} rows, until {until.shape}")
+        return self._play_on("play_greedy", rows, until, lambda _playing, rows, until: self._rows.play_greedy(
+            rows, until, self.records))
+
+    def _play_on(self, name: str, rows: np.ndarray, until: np.ndarray,
+                 play: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[list, np.ndarray]]) -> BatchStep:
+        """Run a compiled player `play(playing, rows, until)` over the play-phase rows of
+        `rows` (`playing`: which of them), then show what every row shows now."""
+        if self.engine != "arrays":
+            raise ValueError(f"{name} needs engine 'arrays', not {self.engine!r}")
+        if self._mask is None:
+            raise RuntimeError("reset() the batch before stepping it")
         playing = self._rows.in_play_phase(rows)
-        rows, until, states = rows[playing], until[playing], states[playing]
-        ended, last = self._rows.play_random(rows, until, states, self.records)
+        rows = rows[playing]
+        ended, last = play(playing, rows, until[playing])
         moved = last >= 0
         self._last_mover[rows[moved]] = last[moved]
         if self.autoreset == "same_step":

@@ -19,9 +19,13 @@ these play-phase rules have a second, compiled form here beside the scalar `Game
 * the observation's play-phase slices (`Encoder.encode`), written from the encoder's own
   float tables (`Encoder.lookup_tables`) into a per-seat template that the encoder itself
   made when the row arrived, so every float is the encoder's;
-* and one bot's rule, so that random opponents cost no Python per move
+* and two bots' rules, so that their moves cost no Python per move: random opponents
   (`PlayArrays.play_random`): `RandomAgent.act`'s k-th legal action for k =
-  `rng.integers(legal count)`, drawn from the agent's own generator by `draws.integer_below`.
+  `rng.integers(legal count)`, drawn from the agent's own generator by `draws.integer_below`;
+  and the greedy bot's play phase (`PlayArrays.play_greedy`), the search's cheap play-outs:
+  `GreedyAgent.act` reads a seat's observation, which a compiled loop never builds, so its
+  choice is made a second time here from the row's hand and mask (`_greedy_move`), over
+  the per-play tables both read (`greedy_tables`).
 
 Everything else stays with its one owner and is called from here: the deal and the role
 phase (`Game`), whether the deal is over, the final places and the score (the pure
@@ -30,12 +34,15 @@ the rare rows where a player just went out), and the replay record (`replay_reco
 tests/test_play_arrays.py pins the two forms together: thousands of random games of every
 preset stepped both ways, with the same seeds and actions, show identical seats, masks,
 observations, rewards, results and replays at every step, and random players moved by
-`play_random` making the moves and draws of `RandomAgent.act` one move at a time.
+`play_random` making the moves and draws of `RandomAgent.act` one move at a time;
+tests/test_greedy_kernel.py pins `play_greedy` to `GreedyAgent.act` the same way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -292,6 +299,85 @@ def _play_random(next_uint32, rows, until, states, scratch, went_out, last_mover
             _mask_row(b, scratch, facts, seats, cards, block_table, jokers_only, indptr, beaters, rank, n, small,
                       big, special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind)
             a = _kth(scratch, integer_below(next_uint32, states[i, seat], _count(scratch)))
+            _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out)
+            last_mover[i] = seat
+            if went_out[b]:
+                break
+
+
+# ---------------------------------------------------------------------- kernels: greedy players
+#: Most cards a greedy player may keep after a following play with a joker or a 2
+#: (`GreedyAgent.SPEND_AT`, read from here).
+GREEDY_SPEND_AT = 8
+
+
+class GreedyTables(NamedTuple):
+    """What the greedy rule reads of each play index (`greedy_tables`), int64 (P,) each."""
+
+    cost: np.ndarray  # its cheapness, lexicographic: big jokers, small jokers, 2s, rank (jokers alone last)
+    size: np.ndarray  # the cards it takes from the hand
+    rank: np.ndarray  # its rank, -1 for jokers alone
+    n: np.ndarray  # its cards of that rank
+    plain: np.ndarray  # 1: no joker in it
+    precious: np.ndarray  # 1: a joker or a 2 in it
+
+
+@cache
+def greedy_tables(rules: Rules) -> GreedyTables:
+    """The greedy rule's per-play tables, derived from the action table once per rule set: the
+    one source of both `GreedyAgent` and the compiled `_play_greedy`."""
+    t = action_table(rules)
+    two = (t.rank == t.kinds.num_ranks - 1) & (t.n > 0)  # the 2 is the highest ordinary rank
+    rank = np.where(t.rank >= 0, t.rank, t.kinds.num_ranks).astype(np.int64)
+    cost = ((t.big.astype(np.int64) * 8 + t.small) * 2 + two) * 16 + rank
+    columns = (cost, t.size, t.rank, t.n, (t.small == 0) & (t.big == 0), (t.big > 0) | (t.small > 0) | two)
+    return GreedyTables(*(np.ascontiguousarray(c, dtype=np.int64) for c in columns))
+
+
+@numba.njit(cache=True, inline="always")
+def _greedy_move(mask, hand, held, cost, size, rank, n, plain, precious, spend_at):
+    """`GreedyAgent.act`'s play-phase move for a seat holding `hand` (`held` cards in all)
+    under the legal `mask`: the first legal play that goes out; leading (PASS not legal), the
+    cheapest legal whole group without jokers, else the largest play (all jokers); following,
+    the cheapest legal play unless it spends a joker or a 2 and leaves more than `spend_at`
+    cards, else PASS. Ties go to the lowest action id, as `np.argmin`/`np.argmax` give them."""
+    leading = mask[PASS] == 0
+    whole, biggest, cheapest = -1, -1, -1
+    for p in range(cost.size):
+        if not mask[FIRST_PLAY + p]:
+            continue
+        if size[p] == held:
+            return FIRST_PLAY + p
+        if leading:
+            r = rank[p]
+            if plain[p] and r >= 0 and n[p] == hand[r] and (whole < 0 or cost[p] < cost[whole]):
+                whole = p
+            if biggest < 0 or size[p] > size[biggest]:
+                biggest = p
+        elif cheapest < 0 or cost[p] < cost[cheapest]:
+            cheapest = p
+    if leading:
+        return FIRST_PLAY + (whole if whole >= 0 else biggest)
+    if cheapest < 0 or (precious[cheapest] and held - size[cheapest] > spend_at):
+        return PASS
+    return FIRST_PLAY + cheapest
+
+
+@numba.njit(cache=True)
+def _play_greedy(rows, until, scratch, went_out, last_mover, facts, seats, cards, history, log, rank, n, small,
+                 big, special, sj, bj, sp, block_table, jokers_only, indptr, beaters, num_ranks, jokers_only_plays,
+                 hold_sixes, six_no_jokers, apply_wind, cost, size, g_rank, g_n, plain, precious, spend_at):
+    """Each row `rows[i]` played on by `GreedyAgent`'s play-phase rule (`_greedy_move`) until
+    seat `until[i]` is to act (-1: nobody), the deal is over or a player went out (`went_out`,
+    for `PlayArrays` to settle). `last_mover[i]`: the seat that moved last (unchanged if none did)."""
+    for i in range(rows.size):
+        b = rows[i]
+        while facts[b, SEAT] >= 0 and facts[b, SEAT] != until[i] and not facts[b, OVER]:
+            seat = facts[b, SEAT]
+            _mask_row(b, scratch, facts, seats, cards, block_table, jokers_only, indptr, beaters, rank, n, small,
+                      big, special, num_ranks, sj, bj, sp, jokers_only_plays, hold_sixes, six_no_jokers, apply_wind)
+            a = _greedy_move(scratch, cards[b, seat], seats[b, CARDS_LEFT, seat], cost, size, g_rank, g_n, plain,
+                             precious, spend_at)
             _step_row(b, a, facts, seats, cards, history, log, rank, n, small, big, special, sj, bj, sp, went_out)
             last_mover[i] = seat
             if went_out[b]:
@@ -583,15 +669,33 @@ class PlayArrays:
         drawing from the generator at `states[i, s]` (`draws.state_addresses`), until seat
         `until[i]` is to act or the deal is over. Returns (row, result) of every deal that
         ended, and the seat that moved last at each row (-1 where none moved)."""
+        return self._play_on(rows, lambda todo, scratch, moved, rules_args: _play_random(
+            NEXT_UINT32, rows[todo], until[todo], states[todo], scratch, self._went_out, moved, *rules_args))
+
+    def play_greedy(self, rows: np.ndarray, until: np.ndarray) -> tuple[list[tuple[int, GameResult]], np.ndarray]:
+        """Play on at each of `rows` (live rows) by `GreedyAgent`'s play-phase rule
+        (`_play_greedy`) until seat `until[i]` is to act (-1: until the deal is over). Returns
+        as `play_random`."""
+        g = greedy_tables(self.rules)
+        return self._play_on(rows, lambda todo, scratch, moved, rules_args: _play_greedy(
+            rows[todo], until[todo], scratch, self._went_out, moved, *rules_args, *g, GREEDY_SPEND_AT))
+
+    def _play_on(self, rows: np.ndarray, play: Callable[[np.ndarray, np.ndarray, np.ndarray, tuple], None]
+                 ) -> tuple[list[tuple[int, GameResult]], np.ndarray]:
+        """Drive a compiled player over `rows`: `play(todo, scratch, moved, rules_args)` moves
+        the rows `rows[todo]` until each stops (`moved`: their last movers, updated in place;
+        `rules_args`: the arrays and rule flags every play kernel reads); the rows where a player
+        went out and the deal goes on are played on again. Returns (row, result) of every deal
+        that ended, and the seat that moved last at each row (-1 where none moved)."""
         r, last = self.rules, np.full(rows.size, -1, dtype=np.int64)
         scratch = np.empty(self.table.num_actions, dtype=np.int8)
+        rules_args = (self.facts, self.seats, self.cards, self.history, self.log, *self._plays, *self._kinds,
+                      *self._mask_tables, self.table.kinds.num_ranks, r.jokers_only_plays, r.hold_sixes,
+                      r.six_no_jokers, r.catch_wind == "apply")
         todo, ended = np.arange(rows.size), []
         while todo.size:
             moved = last[todo]
-            _play_random(NEXT_UINT32, rows[todo], until[todo], states[todo], scratch, self._went_out, moved,
-                         self.facts, self.seats, self.cards, self.history, self.log, *self._plays, *self._kinds,
-                         *self._mask_tables, self.table.kinds.num_ranks, r.jokers_only_plays, r.hold_sixes,
-                         r.six_no_jokers, r.catch_wind == "apply")
+            play(todo, scratch, moved, rules_args)
             last[todo] = moved
             done, go_on = self._settle()
             ended += done
@@ -644,4 +748,5 @@ class PlayArrays:
                  out, self._offsets, *self._obs_tables)
 
 
-__all__ = ["MAX_ACTIONS", "PlayArrays", "kth_legal", "legal_counts", "pick_legal"]
+__all__ = ["GREEDY_SPEND_AT", "MAX_ACTIONS", "GreedyTables", "PlayArrays", "greedy_tables", "kth_legal", "legal_counts",
+           "pick_legal"]

@@ -560,3 +560,39 @@ def test_random_rollouts_play_each_world_with_one_seed_for_every_candidate(jj_ba
     move = agent.candidates(info)[0]
     got = agent.play_out(seat, agent.worlds(info), [move, move])
     np.testing.assert_array_equal(got[:, 0], got[:, 1])
+
+
+def test_compiled_greedy_play_outs_score_every_world_as_the_greedy_bot_stepped_move_by_move(jj_base):
+    """rollout=greedy plays the play phase in one compiled call (`BatchedGames.play_greedy`);
+    with it turned off the same worlds are played a move at a time by `GreedyAgent.act`: the
+    same result in every world for every move, from role-phase and play-phase decisions."""
+    rules = get_rules("jj")
+    agent = SearchAgent(rules, SearchSettings(worlds=6, top=2, rollout="greedy", objective="score"), seed=5,
+                        base=jj_base)
+    assert agent.compiled_rollout
+    checked = 0
+    for seed, steps in ((40, 2), (41, 30), (42, 70), (43, 110), (44, 150)):
+        game = played_to(rules, seed, steps)
+        if game.is_over:
+            continue
+        seat = game.current_player
+        worlds = agent.worlds(info_state(game, seat))
+        moves = game.legal_actions()[:3]
+        agent.compiled_rollout = True
+        compiled = agent.play_out(seat, worlds, moves)
+        agent.compiled_rollout = False
+        stepped = agent.play_out(seat, worlds, moves)
+        np.testing.assert_array_equal(compiled, stepped)
+        checked += 1
+    assert checked >= 4
+
+
+def test_a_search_with_compiled_greedy_play_outs_plays_whole_games_through_the_evaluation_driver(jj_base):
+    rules = get_rules("jj")
+    search = SearchAgent(rules, SearchSettings(worlds=4, top=2, rollout="greedy", endgame=0), seed=3, base=jj_base)
+    assert search.compiled_rollout
+    tables = [Table(seed, [jj_base, search, jj_base, jj_base, jj_base], ["base", "search", *["base"] * 3],
+                    f"deal {seed}") for seed in (102, 103)]
+    for played in play_games(rules, tables):
+        assert played.result is not None and sum(1 for p in played.result.places if p) >= 4
+    assert search.stats.searched > 0 and search.stats.failed == 0
