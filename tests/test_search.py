@@ -168,17 +168,23 @@ def test_search_plays_whole_games_through_the_evaluation_driver(jj_base):
     assert search.stats.failed == 0
 
 
+def mid_deal_decision(rules):
+    """A jj decision with a choice 70 random moves into deal 31: (game, seat, its observation,
+    its mask, the cards left in all hands, which the observation's `cards_left` agrees with)."""
+    game = played_to(rules, 31, 70)
+    seat = game.current_player
+    obs, mask = Encoder(rules).encode(game, seat), game.legal_mask()
+    left = sum(game.cards_left)
+    assert cards_left(obs, rules) == left and np.count_nonzero(mask) > 1
+    return game, seat, obs, mask, left
+
+
 def test_an_endgame_search_plays_the_base_move_until_few_cards_are_left(jj_base):
     """endgame=N: the base policy's move, asked from the observation alone (`unsearched_move`:
     the drivers build no information state for it), while more than N cards are left in all
     hands together; the search's from there on."""
     rules = get_rules("jj")
-    enc = Encoder(rules)
-    game = played_to(rules, 31, 70)
-    seat = game.current_player
-    obs, mask = enc.encode(game, seat), game.legal_mask()
-    left = sum(game.cards_left)
-    assert cards_left(obs, rules) == left and np.count_nonzero(mask) > 1
+    game, seat, obs, mask, left = mid_deal_decision(rules)
     early = SearchAgent(rules, SearchSettings(worlds=2, top=2, endgame=left - 1), seed=2, base=jj_base)
     assert early.unsearched_move(obs, mask) == jj_base.act(obs, mask)
     assert early.act_info(info_state(game, seat)) == jj_base.act(obs, mask)
@@ -198,12 +204,7 @@ def test_a_stop_searches_only_while_more_cards_are_left(jj_base):
     """stop=L: the base policy's move once at most L cards are left in all hands, so that
     endgame=N:stop=L searches one window of the deal, N >= cards left > L."""
     rules = get_rules("jj")
-    enc = Encoder(rules)
-    game = played_to(rules, 31, 70)
-    seat = game.current_player
-    obs, mask = enc.encode(game, seat), game.legal_mask()
-    left = sum(game.cards_left)
-    assert cards_left(obs, rules) == left and np.count_nonzero(mask) > 1
+    game, seat, obs, mask, left = mid_deal_decision(rules)
     for endgame, stop, searched in ((left, left - 1, True), (0, left - 1, True), (left + 10, left, False),
                                     (0, left, False), (left - 1, left - 10, False)):
         agent = SearchAgent(rules, SearchSettings(worlds=2, top=2, endgame=endgame, stop=stop), seed=2, base=jj_base)
