@@ -12,7 +12,9 @@ the base policy's move; from there on, at each decision with more than one legal
    roles as far as it knows them), the hidden guard card's seat drawn from a belief
    (`sampler`: "informed" weights it by the heuristic bot's `guard_belief`, "prior" by the
    deal alone; "uniform", the baseline, ignores the roles and the hands beyond what a legal
-   replay needs, `resample_info(uniform=True)`);
+   replay needs, `resample_info(uniform=True)`); "policy" draws `pool` x `w` worlds from the
+   prior and keeps `w` of them in proportion to how likely the other seats' moves were in
+   each under the base policy at temperature `tau` (`agents.play_belief`);
 3. plays every candidate out in every world with `rollout` at all five seats, all worlds and
    candidates as the rows of one `BatchedGames` (the batched engine's compiled play phase),
    to the end of the deal (or for `depth` of the seat's own turns, then scored by the base
@@ -39,10 +41,10 @@ every decision), `stop` (search only while more than that many cards are left: w
 one phase of the deal, e.g. `endgame=120:stop=80`; 0: to the end), `t` (the least mean
 advantage over the base move to leave it), `k` (the standard errors the advantage's lower
 bound must keep above zero), `batch` (worlds played out at a time, 1 to `w`; 0: all at once),
-`double` (1: re-estimate every deviation), `limit`
+`double` (1: re-estimate every deviation), `tau` and `pool` (sampler=policy), `limit`
 (milliseconds: no fresh world is drawn after half of it, and the play-outs still running when
 one more batch step and the scoring would overrun it are scored by the base's values, so a
-decision stays within it; 0: none), `sampler` (informed, prior, uniform), `objective` (win,
+decision stays within it; 0: none), `sampler` (informed, policy, prior, uniform), `objective` (win,
 score), and `base=SPEC` last (default `pretrained`: the preset's shipped agent), e.g.
 `search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`. The defaults
 (8 worlds, 3 moves, base rollouts to the end, from 50 cards left) were chosen on tuning deals:
@@ -71,12 +73,14 @@ from baohuang_env.resample import ResampleError, advance, resample_info
 from baohuang_env.rewards import REWARD_MODES, reward
 from baohuang_env.rules import Rules
 
+from .play_belief import PlayBelief
+
 ROLLOUTS = ("base", "greedy", "heuristic", "random")
 #: Play-phase moves in which a seat still holding cards has its next turn (the four others
 #: each act at most once in between): a play-out that reaches `TURN_PLIES * depth` moves
 #: without the searching seat's turn is one where that seat has gone out.
 TURN_PLIES = 5
-SAMPLERS = ("informed", "prior", "uniform")
+SAMPLERS = ("informed", "policy", "prior", "uniform")
 OBJECTIVES = REWARD_MODES
 #: The phases of a deal by the cards left in all hands together, as (label, fewest cards left),
 #: first match: the buckets `SearchStats` counts its decisions and re-estimates in (`phase`).
@@ -105,12 +109,19 @@ class SearchSettings:
     k: float = 0.0
     batch: int = 0
     double: int = 0
+    tau: float = 0.1
+    pool: int = 2
     base: str = "pretrained"
 
     def __post_init__(self) -> None:
         for name, value in (("t", self.thresh), ("k", self.k)):
             if not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"search: {name} must be a number >= 0, got {value}")
+        if not (math.isfinite(self.tau) and self.tau > 0):
+            raise ValueError(f"search: tau (the policy belief's temperature) must be a number > 0, got {self.tau}")
+        if self.pool < 1:
+            raise ValueError(f"search: pool (worlds drawn per world searched, sampler=policy) must be >= 1, "
+                             f"got {self.pool}")
         if not 0 <= self.batch <= self.worlds:
             raise ValueError(f"search: batch is the worlds played out at a time, 1 to w={self.worlds} "
                              f"(0: all w at once), got {self.batch}")
@@ -147,9 +158,9 @@ class SearchSettings:
             raise ValueError(f"search: write base=SPEC last, after a colon (got {arg!r})")
         keys = {"w": "worlds", "m": "top", "rollout": "rollout", "sampler": "sampler", "objective": "objective",
                 "depth": "depth", "limit": "limit_ms", "endgame": "endgame", "stop": "stop", "t": "thresh",
-                "k": "k", "batch": "batch", "double": "double"}
+                "k": "k", "batch": "batch", "double": "double", "tau": "tau", "pool": "pool"}
         numbers = {"w": int, "m": int, "depth": int, "limit": int, "endgame": int, "stop": int, "batch": int,
-                   "double": int, "t": float, "k": float}
+                   "double": int, "t": float, "k": float, "tau": float, "pool": int}
         values: dict[str, object] = {"base": base} if sep else {}
         for item in filter(None, head.split(":")):
             key, eq, value = item.partition("=")
@@ -170,7 +181,7 @@ class SearchSettings:
         return (f"search:w={self.worlds}:m={self.top}:rollout={self.rollout}:sampler={self.sampler}:"
                 f"objective={self.objective}:depth={self.depth}:limit={self.limit_ms}:endgame={self.endgame}:"
                 f"stop={self.stop}:t={_number(self.thresh)}:k={_number(self.k)}:batch={self.batch}:"
-                f"double={self.double}:base={self.base}")
+                f"double={self.double}:tau={_number(self.tau)}:pool={self.pool}:base={self.base}")
 
     @property
     def batch_worlds(self) -> int:
@@ -309,6 +320,7 @@ class SearchAgent:
         from .heuristic import HeuristicAgent
 
         self._belief = HeuristicAgent(rules) if settings.sampler == "informed" else None
+        self._play_belief = PlayBelief(self.base, rules, settings.tau) if settings.sampler == "policy" else None
         self._rollout = self._rollout_agent(settings.rollout)
         #: Whether greedy play-outs to the end play their play phase in one compiled call
         #: (`BatchedGames.play_greedy`), not a move at a time through `GreedyAgent.act` (the
@@ -320,6 +332,7 @@ class SearchAgent:
         self._games = self._batch()  # built now: its first build loads the compiled engine (about a second)
         self._scoring = 0.0  # seconds the last scoring by the base's values took (the deadline's reserve)
         self._particles: dict[int, list[Game]] = {}  # per seat: the worlds of its last decision
+        self._loglik: dict[int, np.ndarray] = {}  # sampler=policy: per seat, those worlds' log-likelihoods
 
     def _rollout_agent(self, name: str) -> Agent:
         if name == "base":
@@ -333,7 +346,7 @@ class SearchAgent:
         (the counters stay)."""
         self.rng = np.random.default_rng(seed)
         self._fresh = _fresh_rng(seed)
-        self._particles = {}
+        self._particles, self._loglik = {}, {}
         if isinstance(self._rollout, RandomAgent):
             self._rollout = RandomAgent(None if seed is None else seed + 1)
 
@@ -463,6 +476,11 @@ class SearchAgent:
         (`resample_info`) for the rest, as long as `deadline` (a `perf_counter` time) allows (at
         least one world; no batch is begun past it). The worlds used are kept for the next decision."""
         want, size = self.settings.worlds, self.settings.batch_worlds
+        if self._play_belief is not None:
+            chosen = self._believed(info, deadline)
+            for at in range(0, len(chosen), size):
+                yield chosen[at:at + size]
+            return
         uniform = self.settings.sampler == "uniform"
         pool = [w for w in self._particles.get(info.viewer, []) if advance(w, info, not uniform) is not None][:want]
         self._particles[info.viewer] = pool
@@ -483,12 +501,54 @@ class SearchAgent:
             used += len(batch)
             yield batch
 
+    def _believed(self, info: InfoState, deadline: float | None) -> list[Game]:
+        """sampler=policy: the worlds of the seat's last decision stepped on and rescored by the
+        belief, and fresh draws to make `pool` x `worlds` candidates (at least one fresh draw
+        when none is kept; none begun past `deadline`), of which `worlds` are chosen in
+        proportion to their likelihood under the base policy (`PlayBelief.choose`) and kept for
+        the next decision."""
+        want = self.settings.worlds
+        kept, loglik = self._play_belief.score(self._particles.get(info.viewer, []), info)
+        earlier = self._loglik.get(info.viewer, np.zeros(len(kept)))
+        alive = [i for i, w in enumerate(kept) if w is not None]
+        worlds, loglik = [kept[i] for i in alive], (earlier + loglik)[alive]
+        fresh = self._scored_draws(info, self.settings.pool * want - len(worlds), self.rng, deadline,
+                                   at_least=0 if worlds else 1)
+        worlds += fresh[0]
+        loglik = np.concatenate([loglik, fresh[1]])
+        chosen = PlayBelief.choose(loglik, want, self.rng)
+        self._particles[info.viewer] = [worlds[i] for i in chosen]
+        self._loglik[info.viewer] = loglik[chosen]
+        return list(self._particles[info.viewer])
+
+    def _scored_draws(self, info: InfoState, n: int, rng: np.random.Generator, deadline: float | None = None,
+                      at_least: int = 0) -> tuple[list[Game], np.ndarray]:
+        """Up to `n` fresh worlds (the deal's prior) with the log-likelihood of their whole
+        history under the belief (`PlayBelief.score` of each from its start); the draws stop at
+        `deadline` once `at_least` are in, or at a failed draw."""
+        drawn: list[Game] = []
+        for _ in range(max(0, n)):
+            if len(drawn) >= at_least and self._past(deadline):
+                break
+            try:
+                drawn.append(resample_info(info, rng).restarted())
+            except ResampleError:
+                self.stats.failed += 1
+                break
+        worlds, loglik = self._play_belief.score(drawn, info)
+        ok = [i for i, w in enumerate(worlds) if w is not None]  # (the draws passed the same check)
+        return [worlds[i] for i in ok], loglik[ok]
+
     def worlds(self, info: InfoState, deadline: float | None = None) -> list[Game]:
         """All the worlds of `world_batches` at once."""
         return [world for batch in self.world_batches(info, deadline) for world in batch]
 
     def draw(self, info: InfoState, n: int, rng: np.random.Generator) -> list[Game]:
-        """`n` fresh worlds from `rng` (fewer where a draw fails), none kept for later decisions."""
+        """`n` fresh worlds from `rng` (fewer where a draw fails), none kept for later decisions
+        (sampler=policy: chosen by the belief from `pool` x `n` draws)."""
+        if self._play_belief is not None:
+            worlds, loglik = self._scored_draws(info, self.settings.pool * n, rng)
+            return [worlds[i] for i in PlayBelief.choose(loglik, n, rng)]
         uniform = self.settings.sampler == "uniform"
         weights = self.guard_weights(info)
         drawn: list[Game] = []

@@ -477,6 +477,12 @@ class Game:
         g.log = self.log[:]
         return g
 
+    def restarted(self) -> Game:
+        """The same deal at its start, no action taken (from its seed or its hand-built deal)."""
+        game = self.copy()
+        game.reset(self.seed)
+        return game
+
     def to_replay(self) -> dict[str, Any]:
         """A JSON-serializable record from which `from_replay` rebuilds this exact game."""
         return replay_record(self.rules, self.seed, self.actions, self.result, self.custom_deal)

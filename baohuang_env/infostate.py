@@ -119,8 +119,7 @@ def guard_seats(game: Game, viewer: int) -> list[int]:
 
 def info_state(game: Game, viewer: int) -> InfoState:
     """`viewer`'s information state in `game` (module docstring); `game` is not changed."""
-    g = game.copy()
-    g.reset(game.seed)  # the same deal (custom or seeded), before any action
+    g = game.restarted()
     dealt = units(g)
     kinds = g.kinds
     first_emperor_seat, first_guard_seat = g.roles.first_emperor_card_seat, g.roles.guard_card_seat

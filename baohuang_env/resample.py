@@ -23,7 +23,7 @@ game's; else it is drawn again, up to `tries` times (`ResampleError` after that)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -55,7 +55,8 @@ def _build(info: InfoState, units: np.ndarray, guard_seat: int, check: bool) -> 
     return advance(g, info, check)
 
 
-def advance(world: Game, info: InfoState, check: bool = True) -> Game | None:
+def advance(world: Game, info: InfoState, check: bool = True,
+            visit: Callable[[Game, int, int], None] | None = None) -> Game | None:
     """`world` (a game that agreed with an earlier information state of the same seat and
     deal, or a fresh deal) stepped on by the actions of `info` it has not taken yet, in
     place; None when the viewer could tell it from `info` (an action illegal there, taken by
@@ -63,13 +64,17 @@ def advance(world: Game, info: InfoState, check: bool = True) -> Game | None:
     turn, another holder of the marked BJ, a marked card played or not where everyone saw
     otherwise, or a different observation; with `check` False, only the first four: what a
     search needs to play its candidates on in the world). A search keeps its worlds from one
-    decision to the next this way, drawing anew only those that fall out."""
+    decision to the next this way, drawing anew only those that fall out. `visit(world, seat,
+    action)`, where given, is called before each step (a search's belief reads the others'
+    decisions there)."""
     done = len(world.actions)
     if world.actions != list(info.actions[:done]):
         return None
     for actor, a in zip(info.actors[done:], info.actions[done:], strict=True):
         if world.current_player != actor:
             return None
+        if visit is not None:
+            visit(world, actor, a)
         try:
             world.step(a)
         except IllegalActionError:

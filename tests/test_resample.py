@@ -180,9 +180,7 @@ def dealt_units(game: Game) -> np.ndarray:
     """The true dealt units of `game` (per kind, or per kind and suit)."""
     from baohuang_env.infostate import units
 
-    g = game.copy()
-    g.reset(game.seed)
-    return units(g)
+    return units(game.restarted())
 
 
 def many_decisions(preset: str, seeds, every: int):

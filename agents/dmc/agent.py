@@ -211,13 +211,21 @@ class DMCAgent:
                                                 None if advice is None else advice[sel])
         return q
 
-    def values_many(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The value of n decisions (n,): each one's best Q, the acting seat's expected result
-        when it plays on by this network (what a search scores a cut-off rollout by)."""
+    def action_values_many(self, observations: np.ndarray,
+                           masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Q of every legal action of n decisions at once: (q, legal, counts), ragged as in
+        `action_rows_many` (decision i's `counts[i]` legal ids in `legal`, their Q in `q`, in
+        order), each network run once (what a search's values and belief read)."""
         masks = np.asarray(masks)
         rows, legal = np.nonzero(masks)
         counts = np.bincount(rows, minlength=len(masks))
         q = self._q_many(observations, legal, counts, self._advice_many(observations, masks, legal, counts))
+        return q, legal, counts
+
+    def values_many(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The value of n decisions (n,): each one's best Q, the acting seat's expected result
+        when it plays on by this network (what a search scores a cut-off rollout by)."""
+        q, _legal, counts = self.action_values_many(observations, masks)
         return _padded(q, counts).max(axis=1)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
