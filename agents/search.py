@@ -26,8 +26,9 @@ the base policy's move; from there on, at each decision with more than one legal
    mean difference is above `t` and whose lower bound, mean - `k` x SE, is above zero: of those,
    the largest difference. The worlds are played out `batch` at a time (sequential sampling,
    `race`) until a candidate clears that test, every other is pruned (mean + `k` x SE below
-   `t`), or the worlds or the time are spent. With t=0, k=0 and every world in one batch, the
-   defaults, this is the candidate with the best mean result, ties to the base policy's move.
+   `t`), or the worlds or the time are spent. With t=0, k=0 and every world in one batch
+   (batch=0), this is the candidate with the best mean result, ties to the base policy's move
+   (the rule before the paired defaults).
    With `double=1` each deviation is estimated again on fresh worlds and rollout seeds, not
    for the choice but for `SearchStats`, per phase of the deal (`PHASES`): how much of a
    deviation's estimated gain is real and how much is the noise that picked it.
@@ -47,12 +48,10 @@ one more batch step and the scoring would overrun it are scored by the base's va
 decision stays within it; 0: none), `sampler` (informed, policy, prior, uniform), `objective` (win,
 score), and `base=SPEC` last (default `pretrained`: the preset's shipped agent), e.g.
 `search:w=8:m=3:rollout=greedy:base=dmc:agents/pretrained/dmc_kickstart_jj.pt`. The defaults
-(8 worlds, 3 moves, base rollouts to the end, from 50 cards left) were chosen on tuning deals:
-searching earlier in the deal, or scoring by the base's values after one turn, lost to the base
-policy (docs/search.md has the method, its limits and the measurements). The estimator's defaults
-(t=0, k=0, one batch, no re-estimate) are still the plain argmax those figures were measured
-with; its tuned defaults are to be chosen on tuning deals.
-"""
+(16 worlds, 4 at a time, 3 moves, base rollouts to the end, from 50 cards left, t=0.1, k=2)
+were chosen on tuning deals: searching earlier in the deal gained nothing measurable, and the
+plain argmax (t=0, k=0, batch=0) deviated from the base on noise (docs/search.md has the
+method, its limits and the measurements)."""
 
 from __future__ import annotations
 
@@ -96,7 +95,7 @@ def phase(cards: int) -> str:
 class SearchSettings:
     """How much a decision searches, and with what (module docstring)."""
 
-    worlds: int = 8
+    worlds: int = 16
     top: int = 3
     rollout: str = "base"
     sampler: str = "informed"
@@ -105,9 +104,9 @@ class SearchSettings:
     limit_ms: int = 0
     endgame: int = 50
     stop: int = 0
-    thresh: float = 0.0
-    k: float = 0.0
-    batch: int = 0
+    thresh: float = 0.1
+    k: float = 2.0
+    batch: int = 4
     double: int = 0
     tau: float = 0.1
     pool: int = 2
@@ -122,9 +121,9 @@ class SearchSettings:
         if self.pool < 1:
             raise ValueError(f"search: pool (worlds drawn per world searched, sampler=policy) must be >= 1, "
                              f"got {self.pool}")
-        if not 0 <= self.batch <= self.worlds:
-            raise ValueError(f"search: batch is the worlds played out at a time, 1 to w={self.worlds} "
-                             f"(0: all w at once), got {self.batch}")
+        if self.batch < 0:
+            raise ValueError(f"search: batch is the worlds played out at a time, 1 or more (w={self.worlds} "
+                             f"or more, or 0: all w at once), got {self.batch}")
         if self.double not in (0, 1):
             raise ValueError(f"search: double is 1 (re-estimate every deviation on fresh worlds) or 0, "
                              f"got {self.double}")
@@ -185,8 +184,8 @@ class SearchSettings:
 
     @property
     def batch_worlds(self) -> int:
-        """The worlds played out at a time: `batch`, or all `worlds` at once (0)."""
-        return self.batch or self.worlds
+        """The worlds played out at a time: `batch` (at most `worlds`), or all `worlds` at once (0)."""
+        return min(self.batch, self.worlds) or self.worlds
 
 
 def _number(x: float) -> str:
