@@ -34,7 +34,7 @@ def check_installed_copy(cwd: Path) -> None:
             "assert all(site in Path(m.__file__).parents for m in (agents, baohuang_env, baohuang_web)), "
             "'the package was not imported from the installed wheel'; "
             "from agents.pretrained import SHIPPED; assert all(site in p.path.parents for p in SHIPPED.values()); "
-            "from agents.role_policy import load_models; from baohuang_env import PRESETS, get_rules; "
+            "from agents.bots.role_policy import load_models; from baohuang_env import PRESETS, get_rules; "
             "missing = [p for p in PRESETS if not load_models(get_rules(p))]; "
             "assert not missing, f'no role models shipped for {missing}'")
     run("python", "-c", code, cwd=cwd)

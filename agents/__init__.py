@@ -3,20 +3,27 @@ shipped agents.
 
 `register()` registers their kinds with `baohuang_env.agent.register_agent` ("greedy",
 "heuristic", "dmc:PATH", "ppo:PATH", "pretrained[:NAME]", and "roles:SPEC": SPEC's role-phase
-answers with the heuristic's card play, `agents.role_answers`); importing this package calls it,
+answers with the heuristic's card play, `agents.bots.role_answers`); importing this package calls it,
 and the env package calls it through the `baohuang_env.agents` entry point, so
 `make_agent("heuristic", rules)` works anywhere. The protocol, the registry, the random bot
 and the auto-play bot live in `baohuang_env`.
+
+Where things live: `bots` (the scripted players and the heuristic's role answers), `view` and
+`guard_belief` (what a seat knows, read by bots and networks alike), `nets` (the networks,
+action features and heads both trainers learn), `dmc` and `ppo` (the two trainers and their
+agents), `training` (what the trainers share around their loops), `files` (checkpoints, the
+ONNX export, file info, provenance), `search` with `play_belief` (decision-time search), and
+`pretrained` (the shipped agents; with `configs/` and `role_models/`, package data).
 """
 
 from baohuang_env.agent import AGENT_KINDS, Agent, RandomAgent, make_agent, register_agent
 from baohuang_env.autoplay import AutoPlayAgent
 
-from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
+from .bots.greedy import GreedyAgent
+from .bots.heuristic import HeuristicAgent
 from .pretrained import make_pretrained
-from .role_answers import make_role_answers
-from .role_policy import role_choices
+from .bots.role_answers import make_role_answers
+from .bots.role_policy import role_choices
 
 
 def _dmc_agent(arg, rules, seed):
@@ -38,7 +45,7 @@ def _ppo_agent(arg, rules, seed):
 def _heuristic_agent(arg, rules, seed):
     """`heuristic` or `heuristic:roles=X`: X is all (default), none (the auto-play role
     defaults) or prompt kinds joined by commas whose fitted models alone are used
-    (`agents.role_policy`)."""
+    (`agents.bots.role_policy`)."""
     if not arg:
         return HeuristicAgent(rules)
     key, sep, roles = arg.partition("=")

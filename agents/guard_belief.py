@@ -1,5 +1,5 @@
 """Guard beliefs without torch: who may be the guard as a seat knows it, the hidden label the
-guard-belief head (`agents.guard_head`) is trained on, and the masked softmax that turns
+guard-belief head (`agents.nets.guard_head`) is trained on, and the masked softmax that turns
 scores into a belief. A belief is a (5,) array over relative seats (0 = the observer),
 zero outside the observer's candidates; agents that have one expose it as
 `guard_belief(observation)` (the heuristic bot's partner inference, a learned agent's head).
@@ -18,7 +18,7 @@ from baohuang_env.knowledge import UNKNOWN
 from .view import SeatView
 
 if TYPE_CHECKING:
-    from baohuang_env.batched import RowRoles
+    from baohuang_env.batched.games import RowRoles
 
 #: Label of a row whose guard is not fixed yet (ignored by the loss).
 NO_LABEL = -1

@@ -316,7 +316,7 @@ class SearchAgent:
         if not hasattr(self.base, "values_many"):
             raise ValueError(f"search needs a base agent with action values (a DMC checkpoint), "
                              f"not {settings.base!r}")
-        from .heuristic import HeuristicAgent
+        from .bots.heuristic import HeuristicAgent
 
         self._belief = HeuristicAgent(rules) if settings.sampler == "informed" else None
         self._play_belief = PlayBelief(self.base, rules, settings.tau) if settings.sampler == "policy" else None
@@ -676,7 +676,7 @@ class SearchAgent:
 
     def _batch(self):
         """A batch for the play-outs: a row per (world, candidate), made once per agent."""
-        from baohuang_env.batched import BatchedGames
+        from baohuang_env.batched.games import BatchedGames
 
         rows = self.settings.worlds * (self.settings.top + 1)
         games = BatchedGames(self.rules, rows, autoreset="none", observe=False, engine="arrays")

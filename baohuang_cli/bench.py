@@ -262,7 +262,7 @@ def _batched_rate(rules, size: int, seconds: float, seed: int, engine: str) -> f
     """Game steps/s of `BatchedGames` on `engine` (same-step autoreset: every row acts at every
     step), masks and acting-seat observations made at every step, random legal actions chosen
     over the batch."""
-    from baohuang_env.batched import BatchedGames, random_legal
+    from baohuang_env.batched.games import BatchedGames, random_legal
 
     games, rng = BatchedGames(rules, size, autoreset="same_step", engine=engine), np.random.default_rng(seed)
     state = [games.reset(range(seed, seed + size))]
@@ -298,10 +298,10 @@ def _python_loop_rate(rules, size: int, seconds: float, seed: int) -> float:
 
 def _profile_batch(rules, size: int, seconds: float, seed: int) -> dict[str, Any]:
     """Where a batched game step's time goes: the loop of `BatchedGames.step` written out with
-    the same calls (batch.legal_masks, Encoder.encode_many, random_legal, Game.step), each
+    the same calls (batched.masks.legal_masks, Encoder.encode_many, random_legal, Game.step), each
     phase timed with perf_counter; microseconds per game step and shares of the total."""
-    from baohuang_env.batch import legal_masks
-    from baohuang_env.batched import random_legal
+    from baohuang_env.batched.masks import legal_masks
+    from baohuang_env.batched.games import random_legal
     from baohuang_env.encoding import Encoder
 
     encoder, rng = Encoder(rules), np.random.default_rng(seed)
@@ -342,7 +342,7 @@ def _profile_arrays(rules, size: int, seconds: float, seed: int) -> dict[str, An
     deal-over check of rows whose mover went out), the masks and observations (kernels, plus
     the role-phase rows' own), rows moving into the arrays (their observation templates), new
     deals, choosing the random actions, and the rest (the role phase's moves and bookkeeping)."""
-    from baohuang_env.batched import BatchedGames, random_legal
+    from baohuang_env.batched.games import BatchedGames, random_legal
 
     games, rng = BatchedGames(rules, size, autoreset="same_step", engine="arrays"), np.random.default_rng(seed)
     rows, clock = games._rows, time.perf_counter
@@ -394,7 +394,7 @@ def _vector_rate(preset: str, mode: str, num_envs: int, seconds: float, seed: in
     random legal learner actions; the step that autoresets an env counts no learner step there."""
     import gymnasium
 
-    from baohuang_env.batched import random_legal
+    from baohuang_env.batched.games import random_legal
 
     envs = gymnasium.make_vec("Baohuang-v0", num_envs=num_envs, vectorization_mode=mode, preset=preset,
                               opponents="random")

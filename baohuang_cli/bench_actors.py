@@ -61,12 +61,12 @@ def _collector(recipe: str, games: int, seed: int):
     once) of `recipe` playing `games` games."""
     import torch
 
-    from agents.config import load_config
+    from agents.training.config import load_config
     from agents.dmc.agent import action_row_size
     from agents.dmc.config import DMCConfig
     from agents.dmc.local_actors import LocalActors
     from agents.dmc.model import network_names
-    from agents.networks import ActionScorer
+    from agents.nets.networks import ActionScorer
     from baohuang_env.observation import observation_layout
     from baohuang_env.rules import get_rules
 

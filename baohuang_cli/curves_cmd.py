@@ -1,6 +1,6 @@
 """`baohuang curves RUN[=LABEL] ... [--out FILE]`: learning curves of training runs.
 
-Plots what each run's TensorBoard events hold over its training minutes (`agents.curves`): the
+Plots what each run's TensorBoard events hold over its training minutes (`agents.training.curves`): the
 periodic evaluations' win rate against each opponent, the final evaluation's, the training
 loss and the frames; a run without evaluations gets its training curves and a line saying so.
 Writes the PNG (default: RUN/curves.png for one run; several runs need --out) and prints each
@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from agents.curves import plot, read_runs
+    from agents.training.curves import plot, read_runs
 
     if args.out is None and len(args.runs) > 1:
         raise ValueError("several runs go on one figure: say where with --out FILE.png")

@@ -13,7 +13,7 @@ default) rotates a focal agent through the seats against four copies of the othe
 per deal and pair); `--protocol team` fixes the roles with the default answers and lets one
 agent play the whole emperor's side against the other on the rebel seats, then swaps the
 sides (2 games per deal and pair). report.json records what each spec resolved to (file,
-sha256: `agents.provenance.resolve_spec`).
+sha256: `agents.files.provenance.resolve_spec`).
 
 Ctrl-C stops the evaluation at once: the report of the deals finished is written and printed,
 marked partial, and the command exits with 130.
@@ -83,7 +83,7 @@ def main(args) -> int:
             return 0
     if not args.agents:
         raise ValueError(f"give the agents to compare with --agents (e.g. autoplay random); {available_agents()}")
-    from agents.provenance import resolve_spec
+    from agents.files.provenance import resolve_spec
 
     try:
         report = evaluate_agents(args.agents, deals, pairs=args.pairs, workers=args.workers,

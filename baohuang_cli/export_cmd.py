@@ -1,7 +1,7 @@
 """`baohuang export CHECKPOINT OUT [--force]`: a playing-only copy of a training checkpoint
 (networks, shapes and rules fingerprint; no optimizer or RNG state), a fraction of the size.
 `baohuang export --onnx CHECKPOINT OUT.onnx`: the network of a DMC or PPO checkpoint as an
-ONNX graph for other runtimes (`agents.onnx_export`, docs/deploy.md; needs the onnx extra).
+ONNX graph for other runtimes (`agents.files.onnx_export`, docs/deploy.md; needs the onnx extra).
 CHECKPOINT may be a run directory, as for `--resume`. An existing OUT is replaced only with
 --force, and a training checkpoint never is."""
 
@@ -21,10 +21,10 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from agents.run import checkpoint_path
+    from agents.training.run import checkpoint_path
 
     if args.onnx:
-        from agents.onnx_export import export_onnx
+        from agents.files.onnx_export import export_onnx
 
         meta = export_onnx(checkpoint_path(args.checkpoint), args.out, force=args.force)
         inputs = ", ".join(f"{name} {shape}" for name, shape in json.loads(meta["inputs"]).items())
@@ -32,7 +32,7 @@ def main(args) -> int:
         print(f"wrote {args.out}: {meta['algo']} network ({meta['networks']}) for preset {meta['preset']} "
               f"(rules fingerprint {meta['rules_fingerprint']}); inputs {inputs}; outputs {outputs}")
         return 0
-    from agents.training import export_model
+    from agents.training.common import export_model
 
     export_model(checkpoint_path(args.checkpoint), args.out, force=args.force)
     print(f"wrote {args.out}")

@@ -4,7 +4,7 @@
     baohuang fit --preset jj --deals 600 --keep-models --out agents/role_models/jj.json
 
 Plays each deal with the heuristic at every seat and every role answer tried out on a copy
-(`agents.role_fit`), fits one model per prompt kind and writes the data file (models and
+(`agents.bots.role_fit`), fits one model per prompt kind and writes the data file (models and
 provenance) to --out. `--keep-models` keeps the models of the existing --out file in use and
 records the new fit beside them, under "refit" (jj: its models predate the fitter). Progress
 goes to stderr. Fit on seeds from 30,000,000 up; the held-out checks use 11,000,000 on.
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from agents.role_fit import collect, model_data  # (imports the bots only when the command runs)
+    from agents.bots.role_fit import collect, model_data  # (imports the bots only when the command runs)
 
     rules = get_rules(args.preset)
     out = Path(args.out)

@@ -1,7 +1,7 @@
 """`baohuang info FILE [--json]`: what a training checkpoint, a playing copy (model.pt, a
 shipped agent), a run directory or an exported .onnx file holds: preset and rules
 fingerprint, algorithm, network layout, frames, updates, training time, the config, the last
-evaluation when one is recorded, size and sha256 (`agents.file_info.describe_file`)."""
+evaluation when one is recorded, size and sha256 (`agents.files.file_info.describe_file`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from agents.file_info import describe_file
+    from agents.files.file_info import describe_file
 
     info = describe_file(args.file)
     print(json.dumps(info, indent=2) if args.json else "\n".join(summary_lines(info)))

@@ -1,13 +1,13 @@
 """`baohuang train {dmc,ppo} --config configs/<algo>_quick.yaml [key=value ...] [--resume RUN]`.
 
-A resumed run keeps its own config (`agents.run.resume_config`): --config and key=value go on
-top, and may change only what can change mid-run (`agents.run.MID_RUN_KEYS`: the budget, the
+A resumed run keeps its own config (`agents.training.run.resume_config`): --config and key=value go on
+top, and may change only what can change mid-run (`agents.training.run.MID_RUN_KEYS`: the budget, the
 cadences, the evaluations, the worker counts).
 
 Trains, then evaluates the final networks against the config's scripted bots on a fixed,
 held-out duplicate deal set, with both evaluation protocols (docs/evaluation.md), and prints
 the tables. Ctrl-C (or SIGTERM) stops the run with a checkpoint, prints the command that
-resumes it and exits with 130 (143), without the evaluation (`agents.run.StopSignals`).
+resumes it and exits with 130 (143), without the evaluation (`agents.training.run.StopSignals`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from agents.run import RunInterrupted
+    from agents.training.run import RunInterrupted
 
     try:
         return _train(args)
@@ -59,8 +59,8 @@ def _config(args, config_cls):
     """The run's config: a resumed run's own with --config and key=value on top
     (MID_RUN_KEYS only), else --config and key=value over the defaults. A key of the other
     trainer's config says which trainer the file is for."""
-    from agents.config import UnknownKeys, load_config
-    from agents.run import resume_config
+    from agents.training.config import UnknownKeys, load_config
+    from agents.training.run import resume_config
 
     try:
         if args.resume:
@@ -78,8 +78,8 @@ def _config(args, config_cls):
 
 
 def _train(args) -> int:
-    from agents.run import MODEL_NAME
-    from agents.training import final_evaluation
+    from agents.training.run import MODEL_NAME
+    from agents.training.common import final_evaluation
     from baohuang_eval import validate_specs
 
     config_cls, train = (_load(path) for path in ALGOS[args.algo])

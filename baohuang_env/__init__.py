@@ -6,7 +6,7 @@ Gymnasium or torch. The adapters load on first use: the PettingZoo AEC environme
 `baohuang_env.env(...)` / `raw_env(...)`, and the Gymnasium single-agent view is
 registered as `Baohuang-v0` when Gymnasium is installed (with a native vector env:
 `gymnasium.make_vec("Baohuang-v0", N, vectorization_mode="vector_entry_point")`). Many games
-at once: `baohuang_env.batched.BatchedGames`, whose array engine plays the play phase on
+at once: `baohuang_env.batched.games.BatchedGames`, whose array engine plays the play phase on
 kernels compiled with Numba (imported only there).
 """
 

@@ -314,8 +314,9 @@ class RandomAgent(Agent):
         each agent's own generator, with the legal counts, the draws (`draws.integers_below`,
         for generators on PCG64) and the k-th legal ids of all rows found in compiled passes
         over the batch instead of a `nonzero` and a numpy call per row."""
-        from .draws import NEXT_UINT32, drawable, integers_below, state_addresses  # compiled: imported by a batch
-        from .play_arrays import kth_legal, legal_counts
+        # compiled: imported by a batch
+        from .batched.draws import NEXT_UINT32, drawable, integers_below, state_addresses
+        from .batched.kernels import kth_legal, legal_counts
 
         masks = (masks if masks.dtype.itemsize == 1 else masks != 0).view(np.uint8)
         counts = legal_counts(masks)

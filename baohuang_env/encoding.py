@@ -91,7 +91,7 @@ class Encoder:
         self._played_cache: dict[tuple[int, ...], bytes] = {}
         self._tables = _Tables(self._pieces, self._play_rows)
         #: The float32 tables every observation's entries come from (`_Tables`), also read by
-        #: the array engine's compiled encoder (`baohuang_env.play_arrays`), so both write the
+        #: the array engine's compiled encoder (`baohuang_env.batched.kernels`), so both write the
         #: very floats `encode` does.
         self.lookup_tables = self._tables
         self._deck = copies.astype(np.int64)

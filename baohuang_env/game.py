@@ -516,7 +516,7 @@ class Game:
 
 # ---------------------------------------------------------------------- the end of a deal
 # Pure functions of the deal's facts: `Game` calls them, and so does the batched array engine
-# (`baohuang_env.play_arrays`), so each end-of-deal rule has one owner.
+# (`baohuang_env.batched.kernels`), so each end-of-deal rule has one owner.
 
 def deal_over(rules: Rules, finish_order: list[int], places: list[int], emperor: int, guard: int,
               solo: str) -> bool:

@@ -7,7 +7,7 @@ It gives the same trajectories as `vectorization_mode="sync"` (N `BaohuangGymEnv
 Gymnasium's SyncVectorEnv) for the same seeds and actions: every env draws its episodes from
 its own `np_random` through the same `gym_env.episode_seeds`, and its opponents are its own
 agents built from the same specs. The N games are the rows of one `BatchedGames` on the array
-engine (`baohuang_env.play_arrays`: the play phase on compiled kernels), so the moves, masks
+engine (`baohuang_env.batched.kernels`: the play phase on compiled kernels), so the moves, masks
 and observations are made for all envs at once, and the opponents of all envs move in rounds
 (one move in every env that waits on an opponent, then the next), with no per-env wrapper or
 stacking step. Envs whose four opponents are all `RandomAgent`s play their play phase up to the
@@ -36,9 +36,9 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import PASS
 from .agent import Agent, RandomAgent, act_each
-from .batched import BatchedGames, BatchStep
+from .batched.games import BatchedGames, BatchStep
 from .cards import NUM_SEATS
-from .draws import drawable, state_addresses
+from .batched.draws import drawable, state_addresses
 from .game import GameResult, IllegalActionError
 from .gym_env import MAX_DEALS_PER_EPISODE, BaohuangGymEnv, check_env_arguments, episode_seeds
 from .rewards import reward

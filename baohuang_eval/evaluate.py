@@ -121,7 +121,7 @@ def evaluate_agents(specs: Sequence[str], rules: Rules | DealSet, seeds: Sequenc
 
     Give either `rules` and `seeds`, or a `DealSet` as `rules` (and no seeds). `protocol` is
     "seat" (duplicate rotation) or "team" (side duplicate). `resolve(spec, rules)` says what a
-    spec resolved to (`agents.provenance.resolve_spec`: file and sha256), recorded in the
+    spec resolved to (`agents.files.provenance.resolve_spec`: file and sha256), recorded in the
     report; this layer cannot know it, the agent kinds being registered above it. Ctrl-C
     raises `EvaluationInterrupted` with the partial report.
     """

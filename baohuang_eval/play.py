@@ -38,7 +38,7 @@ from baohuang_env.records import PLAYERS_FIELD
 from baohuang_env.rules import Rules
 
 if typing.TYPE_CHECKING:
-    from baohuang_env.batched import BatchedGames
+    from baohuang_env.batched.games import BatchedGames
 
 #: Composition tags that enter the agent seeds: "A" / "B" in the seat protocol, and tags of
 #: their own for team games, so team games never reuse the seeds of seat games.
@@ -168,7 +168,7 @@ def _batch(rules: Rules, rows: int, records: bool) -> Iterator[BatchedGames]:
     slower than the games one at a time did (docs/evaluation.md, "How games are played")."""
     # imported here: the batched engine brings numba (0.2 s), which a pool's main process,
     # playing no game, does without
-    from baohuang_env.batched import BatchedGames
+    from baohuang_env.batched.games import BatchedGames
 
     idle: dict[tuple, BatchedGames] = _IDLE_BATCHES.__dict__.setdefault("batches", {})
     key = (rules, rows, records)

@@ -38,7 +38,7 @@ class Report:
     #: True when the evaluation was stopped before every deal was played (`pairs` hold the
     #: finished deals: `PairGames.deals` of `len(deals.seeds)` asked).
     partial: bool = False
-    #: spec -> what it resolved to (`agents.provenance.resolve_spec`), when the caller said.
+    #: spec -> what it resolved to (`agents.files.provenance.resolve_spec`), when the caller said.
     resolved: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property

@@ -4,7 +4,7 @@ Per agent, the seat protocol's composition-A games (docs/evaluation.md): on ever
 every focal seat s in 0..4, the agent at s and the opponent (the heuristic by default) at the
 four others, with the seat protocol's agent seeds (`agent_seed(deal, s, "A", q)`), so these
 are exactly the games `baohuang eval --protocol seat` plays with the agent focal. At the
-focal seat only, every role prompt (`agents.role_prompts.PromptReader`: prompts with one
+focal seat only, every role prompt (`agents.bots.role_prompts.PromptReader`: prompts with one
 answer are not counted) and the answer class taken are counted:
 
 * per prompt kind: prompts offered, and per answer class the prompts that offered it and
@@ -15,7 +15,7 @@ answer are not counted) and the answer class taken are counted:
   legal, with a 95% Wilson interval.
 
 Pass several agents to compare them side by side (`--agents pretrained heuristic`). What the
-answers are worth is a separate measurement: `roles:SPEC` (`agents.role_answers`) gives
+answers are worth is a separate measurement: `roles:SPEC` (`agents.bots.role_answers`) gives
 SPEC's role answers with the heuristic's card play, and `baohuang eval --agents roles:SPEC
 heuristic --protocol seat` scores them. Deal chunks run over worker processes (spawn); the
 counts do not depend on the number of workers.
@@ -30,8 +30,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from agents.role_answers import PhaseReader, act_on
-from agents.role_prompts import PromptReader
+from agents.bots.role_answers import PhaseReader, act_on
+from agents.bots.role_prompts import PromptReader
 from agents.view import SeatView
 from baohuang_env.actions import DECISION_ID, action_table
 from baohuang_env.agent import Agent

@@ -1,4 +1,4 @@
-"""Learning curves of training runs: `baohuang curves` (`agents.curves`), kept under its old
+"""Learning curves of training runs: `baohuang curves` (`agents.training.curves`), kept under its old
 path for the commands quoted in the docs.
 
     python experiments/learning_curves.py RUN_DIR[=LABEL] ... --out docs/learning_curves.png

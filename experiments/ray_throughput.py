@@ -46,7 +46,7 @@ def run_once(backend: str, actors: int, seconds: float, warmup: int, runs_dir: s
     """Train one setting; its steady frames/s and the run's counters."""
     import torch
 
-    from agents.config import load_config
+    from agents.training.config import load_config
     from agents.dmc.config import DMCConfig
     from agents.dmc.trainer import CHECKPOINT_NAME, train
 
@@ -65,10 +65,10 @@ def learner_cost(repeats: int = 30) -> dict[str, float]:
     """Seconds of one DMC regression step on a dmc_quick batch (batch_slots x unroll_length rows)."""
     import torch
 
-    from agents.action_features import ActionFeatures
-    from agents.config import load_config
+    from agents.nets.action_features import ActionFeatures
+    from agents.training.config import load_config
     from agents.dmc.config import DMCConfig
-    from agents.networks import ActionScorer
+    from agents.nets.networks import ActionScorer
     from baohuang_env.observation import observation_layout
 
     cfg = load_config(DMCConfig, CONFIG, [])
@@ -96,8 +96,8 @@ def transport_cost(calls: int = 200) -> dict[str, float]:
     import ray
     import torch
 
-    from agents.action_features import ActionFeatures
-    from agents.config import load_config
+    from agents.nets.action_features import ActionFeatures
+    from agents.training.config import load_config
     from agents.dmc.config import DMCConfig
     from baohuang_env.observation import observation_layout
 

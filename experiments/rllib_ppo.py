@@ -28,7 +28,7 @@ def train(iterations: int, batch: int = 1000, env_runners: int = 0, seed: int = 
     """Train for `iterations`; the per-iteration lines go to stdout; returns the summary."""
     import ray
 
-    from agents.rllib_env import SHARED_POLICY, shared_policy_config
+    from agents.training.rllib_env import SHARED_POLICY, shared_policy_config
 
     config = (shared_policy_config({"preset": preset, "reward_mode": "win"}, env_runners=env_runners, hidden=hidden)
               .training(train_batch_size_per_learner=batch, minibatch_size=min(256, batch), num_epochs=2, lr=3e-4)

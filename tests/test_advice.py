@@ -1,4 +1,4 @@
-"""Advice columns (`agents.advice`): what each column says on real decisions, that they read
+"""Advice columns (`agents.nets.advice`): what each column says on real decisions, that they read
 the seat's observation only, and that a DMC run with advice trains, checkpoints and plays
 with the same columns."""
 
@@ -9,13 +9,13 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.action_features import ActionFeatures
-from agents.advice import HEURISTIC_COLUMNS, HeuristicAdvice, advice_size
-from agents.config import load_config
+from agents.nets.action_features import ActionFeatures
+from agents.nets.advice import HEURISTIC_COLUMNS, HeuristicAdvice, advice_size
+from agents.training.config import load_config
 from agents.dmc import DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import CHECKPOINT_NAME, train
-from agents.heuristic import HeuristicAgent
+from agents.bots.heuristic import HeuristicAgent
 from baohuang_env import FIRST_PLAY, Game, action_table, get_rules
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
@@ -122,7 +122,7 @@ def test_a_run_with_advice_trains_records_it_and_plays_with_it(tmp_path):
 
 def test_an_agent_built_without_advice_scores_the_static_rows():
     cfg = load_config(DMCConfig, None, TINY)
-    from agents.networks import ActionScorer
+    from agents.nets.networks import ActionScorer
     from baohuang_env.observation import observation_layout
 
     net = ActionScorer(observation_layout(RULES).size, ActionFeatures(RULES).size, cfg.hidden, cfg.head)

@@ -14,10 +14,10 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 import agents.dmc.trainer as dmc_trainer
 import agents.ppo.trainer as ppo_trainer
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc.config import DMCConfig
 from agents.ppo.config import PPOConfig
-from agents.run import CHECKPOINT_NAME, RunClock
+from agents.training.run import CHECKPOINT_NAME, RunClock
 
 EVAL_S = 600.0  # each stubbed evaluation: ten minutes
 TRAINERS = {
@@ -75,8 +75,8 @@ def test_the_periodic_evaluation_logs_the_duplicate_win_rate(tmp_path):
     sides the same way, so it gets exactly 0.5 however many games are drawn."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.heuristic import HeuristicAgent
-    from agents.training import log_eval
+    from agents.bots.heuristic import HeuristicAgent
+    from agents.training.common import log_eval
     from baohuang_env import get_rules
 
     rules = get_rules("jj")

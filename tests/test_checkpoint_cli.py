@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.checkpoint import checkpoint_kind, load_checkpoint
+from agents.files.checkpoint import checkpoint_kind, load_checkpoint
 from agents.dmc import DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import train
-from agents.config import load_config
-from agents.run import CHECKPOINT_NAME, MODEL_NAME
+from agents.training.config import load_config
+from agents.training.run import CHECKPOINT_NAME, MODEL_NAME
 from baohuang_cli.cli import main as cli_main
 from baohuang_env import get_rules
 

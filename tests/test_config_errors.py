@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.config import UnknownKeys, load_config
+from agents.training.config import UnknownKeys, load_config
 from agents.dmc.config import DMCConfig
 from agents.ppo.config import PPOConfig
 from baohuang_cli.cli import main

@@ -1,4 +1,4 @@
-"""`baohuang curves` (agents.curves) and what the training's final evaluation leaves behind:
+"""`baohuang curves` (agents.training.curves) and what the training's final evaluation leaves behind:
 its summary, its short names, its TensorBoard scalars, and curves of a run without
 periodic evaluations."""
 
@@ -87,10 +87,10 @@ def test_final_evaluation_ends_with_a_summary_and_logs_to_tensorboard(trained_ru
     at the checkpoint's frame count; `baohuang curves` then draws them."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from agents.checkpoint import load_checkpoint
-    from agents.config import load_config
+    from agents.files.checkpoint import load_checkpoint
+    from agents.training.config import load_config
     from agents.dmc.config import DMCConfig
-    from agents.training import final_evaluation
+    from agents.training.common import final_evaluation
 
     cfg = replace(load_config(DMCConfig, str(trained_run / "config.yaml"), []), eval_opponents=list(BOTS),
                   final_eval_deals=FINAL_DEALS)

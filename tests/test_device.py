@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-import agents.device as device_module
-from agents.config import load_config
-from agents.device import learner_copy, sync_to, training_device
+import agents.training.device as device_module
+from agents.training.config import load_config
+from agents.training.device import learner_copy, sync_to, training_device
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import CHECKPOINT_NAME
 from agents.dmc.trainer import train as train_dmc
-from agents.networks import ActionScorer
+from agents.nets.networks import ActionScorer
 from agents.ppo.config import PPOConfig
 from agents.ppo.trainer import train as train_ppo
 from baohuang_cli.cli import main as cli_main

@@ -15,8 +15,8 @@ import torch
 import yaml
 
 from agents import make_agent
-from agents.action_features import ActionFeatures
-from agents.config import load_config, parse_overrides
+from agents.nets.action_features import ActionFeatures
+from agents.training.config import load_config, parse_overrides
 from agents.dmc import ROLES, DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import CHECKPOINT_NAME, train

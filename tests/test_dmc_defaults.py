@@ -10,12 +10,12 @@ from pathlib import Path
 import torch
 import yaml
 
-from agents.checkpoint import load_checkpoint
-from agents.config import config_from_dict, load_config
+from agents.files.checkpoint import load_checkpoint
+from agents.training.config import config_from_dict, load_config
 from agents.dmc.agent import dmc_compatibility
 from agents.dmc.config import DMCConfig, checkpoint_networks
 from agents.dmc.trainer import CHECKPOINT_NAME, train
-from agents.run import resume_config
+from agents.training.run import resume_config
 from baohuang_env import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent

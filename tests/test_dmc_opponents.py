@@ -11,11 +11,11 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc.actor import Collector
 from agents.dmc.config import DMCConfig
-from agents.networks import ActionScorer
-from agents.action_features import ActionFeatures
+from agents.nets.networks import ActionScorer
+from agents.nets.action_features import ActionFeatures
 from baohuang_env import get_rules
 from baohuang_env.agent import RandomAgent, register_agent
 from baohuang_env.observation import observation_layout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import CHECKPOINT_NAME, train
 

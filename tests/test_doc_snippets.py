@@ -260,7 +260,7 @@ def test_documented_training_configs_load() -> None:
     """Each documented `baohuang train ALGO --config FILE key=value ...` names a config that
     ALGO's config class loads, overrides included (no stale key, no config of the other
     algorithm)."""
-    from agents.config import load_config
+    from agents.training.config import load_config
     from agents.dmc.config import DMCConfig
     from agents.ppo.config import PPOConfig
 

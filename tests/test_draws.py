@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from baohuang_env.draws import NEXT_UINT32, drawable, integers_below, state_addresses
+from baohuang_env.batched.draws import NEXT_UINT32, drawable, integers_below, state_addresses
 
 
 def test_compiled_draws_equal_numpys_and_share_the_stream():

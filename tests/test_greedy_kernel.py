@@ -1,6 +1,6 @@
 """The greedy bot's play-phase rule twice, pinned together: `GreedyAgent.act` (reading a
 seat's observation) and the compiled `_greedy_move` that `BatchedGames.play_greedy` runs
-inside the array engine's kernel loop (baohuang_env/play_arrays.py says why both exist).
+inside the array engine's kernel loop (baohuang_env/batched/kernels.py says why both exist).
 Seeded games of every preset, each row with one random seat so the greedy seats meet
 positions greedy play alone would not make, are played both ways: a move at a time through
 `GreedyAgent.act`, and the greedy seats' play phase in compiled calls; every game's actions
@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.greedy import GreedyAgent
+from agents.bots.greedy import GreedyAgent
 from baohuang_env import get_rules
 from baohuang_env.agent import RandomAgent
-from baohuang_env.batched import BatchedGames
-from baohuang_env.play_arrays import GREEDY_SPEND_AT, greedy_tables
+from baohuang_env.batched.games import BatchedGames
+from baohuang_env.batched.kernels import GREEDY_SPEND_AT, greedy_tables
 from baohuang_env.rules import PRESETS
 
 

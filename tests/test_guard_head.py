@@ -1,4 +1,4 @@
-"""The guard-belief head (`agents.guard_head`): its loss learns a guard encoded in the
+"""The guard-belief head (`agents.nets.guard_head`): its loss learns a guard encoded in the
 embedding, DMC and PPO train it when `guard_head_weight` > 0 (and log it), the trained agents
 expose it as their belief, and it never changes how they act."""
 
@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import train as train_dmc
 from agents.guard_belief import NO_LABEL, guard_candidates, guard_label
-from agents.guard_head import GuardHead, guard_head_loss, guard_hidden
+from agents.nets.guard_head import GuardHead, guard_head_loss, guard_hidden
 from agents.ppo import PPOConfig
 from agents.ppo.trainer import train as train_ppo
 from agents.view import SeatView

@@ -148,7 +148,7 @@ def test_a_deal_that_ends_before_the_learner_acts_is_no_episode():
     deal: every reset, and every autoreset, shows the learner a decision."""
     import gymnasium
 
-    from baohuang_env.batched import random_legal
+    from baohuang_env.batched.games import random_legal
 
     single = gymnasium.make("Baohuang-v0", preset="qingdao", opponents="random", learner_seat="random")
     for seed in range(200):  # seeds 4, 17, 36, ... dealt a surrender before the learner acted

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.advice import HeuristicAdvice
-from agents.heuristic import HeuristicAgent
+from agents.nets.advice import HeuristicAdvice
+from agents.bots.heuristic import HeuristicAgent
 from agents.view import SeatView
 from baohuang_env import Game, get_rules
 from baohuang_env.encoding import Encoder

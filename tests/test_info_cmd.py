@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from agents.pretrained import find
-from agents.run import CHECKPOINT_NAME, MODEL_NAME
+from agents.training.run import CHECKPOINT_NAME, MODEL_NAME
 from baohuang_cli.cli import main as cli_main
 
 TINY = ["actors=0", "games_per_actor=2", "unroll_length=16", "slots_per_role=8", "batch_slots=2", "hidden=32",

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc import DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import train as train_dmc
-from agents.onnx_export import best_actions, decision_inputs, export_onnx, load_scoring_agent
+from agents.files.onnx_export import best_actions, decision_inputs, export_onnx, load_scoring_agent
 from agents.ppo.config import PPOConfig
 from agents.ppo.trainer import train as train_ppo
 from agents.pretrained import find

@@ -11,11 +11,11 @@ import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import agents.ppo.trainer as ppo_trainer
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc.config import DMCConfig
-from agents.opponents import opponent_tag
+from agents.training.opponents import opponent_tag
 from agents.ppo.config import PPOConfig
-from agents.run import CHECKPOINT_NAME, MODEL_NAME, RunClock
+from agents.training.run import CHECKPOINT_NAME, MODEL_NAME, RunClock
 from baohuang_cli.cli import main
 
 SHIPPED = "dmc:agents/pretrained/dmc_jj.pt"

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.config import RECIPES, recipe_path, recipes
+from agents.training.config import RECIPES, recipe_path, recipes
 from agents.pretrained import SHIPPED, checkpoint_path, find, load, names, strongest
 from baohuang_env import Game, get_rules
 from baohuang_env.rules import PRESETS

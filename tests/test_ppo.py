@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc.agent import DMCAgent
 from baohuang_eval import evaluate_against
 from agents.ppo import ActorCritic, MaskedCategorical, PPOAgent, PPOConfig, gae

@@ -13,10 +13,10 @@ import pytest
 import torch
 
 import agents.ppo.trainer as ppo_trainer
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.ppo.config import PPOConfig
 from agents.ppo.rollout import Rollouts
-from agents.run import CHECKPOINT_NAME, RunClock
+from agents.training.run import CHECKPOINT_NAME, RunClock
 
 STEP_S = 0.1  # fake seconds per rollout step (a move in each of the num_games games)
 TINY = ["num_games=64", "rollout_decisions=2048", "minibatch_size=128", "update_epochs=1", "hidden=32", "head=16",

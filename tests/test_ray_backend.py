@@ -22,13 +22,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.config import load_config
+from agents.training.config import load_config
 from agents.dmc.config import DMCConfig
 from agents.dmc.trainer import CHECKPOINT_NAME
 from agents.dmc.trainer import train as train_dmc
 from agents.ppo.config import PPOConfig
 from agents.ppo.trainer import train as train_ppo
-from agents.ray_backend import INSTALL_HINT, actor_seed
+from agents.training.ray_backend import INSTALL_HINT, actor_seed
 
 # two games per actor: a rollout is then a few hundred frames, as the resume test's budget of
 # 500 more frames assumes (128 games make a rollout of ~16,000, which can end the budget first)
@@ -65,7 +65,7 @@ def test_backend_keys_are_checked():
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The modules that import Ray when they are imported; each is imported only once Ray is there.
-RAY_MODULES = {"agents/dmc/ray_actors.py", "agents/ppo/ray_workers.py", "agents/rllib_env.py"}
+RAY_MODULES = {"agents/dmc/ray_actors.py", "agents/ppo/ray_workers.py", "agents/training/rllib_env.py"}
 
 
 def _top_level_imports(path: Path) -> set[str]:
@@ -91,7 +91,7 @@ def test_ray_is_optional_and_rllib_env_is_imported_by_nothing():
         if rel not in RAY_MODULES:
             assert not any(m == "ray" or m.startswith("ray.") for m in top), f"{rel} imports ray at import time"
         assert not any(m.endswith(("ray_actors", "ray_workers")) for m in top), f"{rel} imports a Ray module eagerly"
-        assert "rllib_env" not in path.read_text(encoding="utf-8") or rel == "agents/rllib_env.py", \
+        assert "rllib_env" not in path.read_text(encoding="utf-8") or rel == "agents/training/rllib_env.py", \
             f"{rel} refers to the RLlib adapter"
 
 
@@ -107,7 +107,7 @@ def test_joining_no_cluster_says_how_to_start_one(monkeypatch):
     pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
     import ray
 
-    from agents.ray_backend import ray_session
+    from agents.training.ray_backend import ray_session
 
     def refuse(**kwargs):
         raise ConnectionError("Could not find any running Ray instance.")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from agents.checkpoint import load_checkpoint
+from agents.files.checkpoint import load_checkpoint
 from agents.pretrained import SHIPPED, strongest
-from agents.provenance import resolve_spec
+from agents.files.provenance import resolve_spec
 from baohuang_cli.cli import main as cli_main
 from baohuang_env import get_rules
 from baohuang_eval import display_names

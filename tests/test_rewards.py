@@ -38,7 +38,7 @@ def test_envs_and_trainer_configs_use_it():
     (same modes, same message); the old trainer key `objective` still loads."""
     import warnings
 
-    from agents.config import load_config
+    from agents.training.config import load_config
     from agents.dmc.config import DMCConfig
     from agents.ppo.config import PPOConfig
     from baohuang_env.aec_env import raw_env

@@ -1,4 +1,4 @@
-"""The RLlib adapter (`agents.rllib_env`) and its example (`experiments/rllib_ppo.py`).
+"""The RLlib adapter (`agents.training.rllib_env`) and its example (`experiments/rllib_ppo.py`).
 
 RLlib pins its own Gymnasium, so these tests run in a virtualenv of their own with
 `pip install -e ".[dev,rllib]"` (README, "Run the tests"; CI does the same). Elsewhere they
@@ -29,7 +29,7 @@ from pettingzoo.test import api_test
 from ray.rllib.core.columns import Columns
 
 import baohuang_env
-from agents.rllib_env import BaohuangMultiAgentEnv, MaskedPPOTorchRLModule
+from agents.training.rllib_env import BaohuangMultiAgentEnv, MaskedPPOTorchRLModule
 from baohuang_env.gym_env import BaohuangGymEnv
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""`roles:SPEC` (`agents.role_answers`: one agent's role answers with the heuristic's card play)
+"""`roles:SPEC` (`agents.bots.role_answers`: one agent's role answers with the heuristic's card play)
 and `baohuang study roles` (`baohuang_study.role_rates`: how often an agent takes each role
 option), on a few seeded deals."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent
-from agents.role_answers import RoleAnswers
+from agents.bots.role_answers import RoleAnswers
 from agents.view import SeatView
 from baohuang_cli.cli import main as cli_main
 from baohuang_env import Game, get_rules

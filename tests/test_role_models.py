@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.heuristic import HeuristicAgent
-from agents.role_fit import Sample, collect, fit_model, gains, play_out
-from agents.role_policy import RolePolicy, load_models, model_file, role_choices
-from agents.role_prompts import HAND_FEATURES, PromptReader, feature_names
+from agents.bots.heuristic import HeuristicAgent
+from agents.bots.role_fit import Sample, collect, fit_model, gains, play_out
+from agents.bots.role_policy import RolePolicy, load_models, model_file, role_choices
+from agents.bots.role_prompts import HAND_FEATURES, PromptReader, feature_names
 from agents.view import SeatView
 from baohuang_cli.cli import main as cli_main
 from baohuang_env import Game, get_rules

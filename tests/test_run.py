@@ -1,4 +1,4 @@
-"""`agents.run`: the run clock (budget, cadences, frame counts) and opening / resuming /
+"""`agents.training.run`: the run clock (budget, cadences, frame counts) and opening / resuming /
 finishing a run, shared by the DMC and PPO trainers."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 import torch
 import yaml
 
-from agents.checkpoint import load_checkpoint
-from agents.config import RunConfig, config_to_dict, load_config
-from agents.run import (
+from agents.files.checkpoint import load_checkpoint
+from agents.training.config import RunConfig, config_to_dict, load_config
+from agents.training.run import (
     CHECKPOINT_NAME,
     MID_RUN_KEYS,
     MODEL_NAME,
@@ -221,9 +221,9 @@ def test_two_runs_of_the_same_name_and_seed_in_the_same_second(tmp_path, monkeyp
 HOLD = """
 import sys
 from dataclasses import dataclass
-from agents.checkpoint import load_checkpoint
-from agents.config import RunConfig, load_config
-from agents.run import Counters, open_run
+from agents.files.checkpoint import load_checkpoint
+from agents.training.config import RunConfig, load_config
+from agents.training.run import Counters, open_run
 
 @dataclass
 class MyCounters(Counters):

@@ -9,7 +9,7 @@ import pytest
 
 from agents.search import PHASES, PhaseStats, SearchAgent, SearchSettings, SearchStats, cards_left, phase
 from baohuang_env.agent import RandomAgent, act_each, make_agent
-from baohuang_env.batched import BatchedGames
+from baohuang_env.batched.games import BatchedGames
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY, Game
 from baohuang_env.infostate import info_state

@@ -1,5 +1,5 @@
 """Scoring actions by id through the per-id table of the first action layer
-(`agents.networks.NumpyScorer.score_ids`, `StaticActionLayer`) gives the scores of the rows it
+(`agents.nets.networks.NumpyScorer.score_ids`, `StaticActionLayer`) gives the scores of the rows it
 no longer builds, follows the weights whenever they change, and leaves the actors' choices and
 what they send the learner as they were."""
 
@@ -9,19 +9,19 @@ import numpy as np
 import pytest
 import torch
 
-from agents.action_features import ActionFeatures
-from agents.advice import advice_size, make_advice
-from agents.config import load_config
+from agents.nets.action_features import ActionFeatures
+from agents.nets.advice import advice_size, make_advice
+from agents.training.config import load_config
 from agents.dmc.actor import Collector
 from agents.dmc.agent import DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.model import network_names, role_index, role_indices
 from agents.guard_belief import guard_label
-from agents.networks import ActionScorer, NumpyScorer
-from agents.opponents import OpponentMix
-from agents.training_games import TrainingGames
+from agents.nets.networks import ActionScorer, NumpyScorer
+from agents.training.opponents import OpponentMix
+from agents.training.training_games import TrainingGames
 from baohuang_env import get_rules
-from baohuang_env.batched import random_legal
+from baohuang_env.batched.games import random_legal
 from baohuang_env.encoding import Encoder
 
 RULES = get_rules("jj")

@@ -150,7 +150,7 @@ def test_belief_study_end_to_end():
 
 # --- cross-play ---------------------------------------------------------------------------
 def test_crossplay_of_twins_has_xp_equal_to_sp():
-    from agents.greedy import GreedyAgent
+    from agents.bots.greedy import GreedyAgent
 
     register_agent("greedytwin", lambda arg, rules, seed: GreedyAgent(rules))
     try:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.config import RunConfig, load_config, save_config
-from agents.run import CHECKPOINT_NAME, MODEL_NAME, make_run_dir
+from agents.training.config import RunConfig, load_config, save_config
+from agents.training.run import CHECKPOINT_NAME, MODEL_NAME, make_run_dir
 from baohuang_cli.cli import main
 
 TINY = {

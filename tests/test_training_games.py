@@ -1,4 +1,4 @@
-"""The training-games driver both trainers play through (`agents.training_games`), and the
+"""The training-games driver both trainers play through (`agents.training.training_games`), and the
 batched scoring of the DMC actors: the batch gives the same choices as one decision at a time."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 import torch
 
-from agents.action_features import ActionFeatures
-from agents.advice import advice_size
+from agents.nets.action_features import ActionFeatures
+from agents.nets.advice import advice_size
 from agents.dmc.agent import DMCAgent
-from agents.networks import ActionScorer, NumpyScorer
-from agents.opponents import OpponentMix
-from agents.training_games import TRAIN_SEEDS, TrainingGames
+from agents.nets.networks import ActionScorer, NumpyScorer
+from agents.training.opponents import OpponentMix
+from agents.training.training_games import TRAIN_SEEDS, TrainingGames
 from baohuang_env import Game, get_rules
-from baohuang_env.batched import BatchedGames, random_legal
+from baohuang_env.batched.games import BatchedGames, random_legal
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY
 

@@ -20,10 +20,10 @@ from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
 
 from ..guard_belief import NO_LABEL, guard_label
-from ..networks import ActionScorer
-from ..opponents import OpponentMix
-from ..training import seed_everything
-from ..training_games import Table, TrainingGames, Turn
+from ..nets.networks import ActionScorer
+from ..training.opponents import OpponentMix
+from ..training.common import seed_everything
+from ..training.training_games import Table, TrainingGames, Turn
 from .agent import DMCAgent
 from .config import DMCConfig
 from .model import network_names
@@ -52,7 +52,7 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
 
 class Collector:
     """Plays training games (`opponent_mix`), `games_per_actor` of them at once on the batched
-    engine (`agents.training_games`), and turns them into filled buffer slots (the local
+    engine (`agents.training.training_games`), and turns them into filled buffer slots (the local
     backend's transport; `agents.dmc.ray_actors` overrides `_flush` to return the rows instead).
     Each turn the learner's decisions of all the games are scored in one network call per
     network (`DMCAgent.choose_many`). `frames`: a shared counter the games' steps are added to,

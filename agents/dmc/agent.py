@@ -7,11 +7,11 @@ import numpy as np
 from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 
-from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
-from ..advice import advice_size, make_advice
-from ..checkpoint import compatibility, load_checkpoint
-from ..guard_head import GuardHead, NumpyGuardHead
-from ..networks import ActionScorer, NumpyScorer
+from ..nets.action_features import ACTION_FEATURE_VERSION, ActionFeatures
+from ..nets.advice import advice_size, make_advice
+from ..files.checkpoint import compatibility, load_checkpoint
+from ..nets.guard_head import GuardHead, NumpyGuardHead
+from ..nets.networks import ActionScorer, NumpyScorer
 from ..view import SeatView
 from .config import checkpoint_networks
 from .model import network_names, role_index, role_indices
@@ -30,7 +30,7 @@ def action_row_size(rules: Rules, advice: str) -> int:
 class DMCAgent:
     """Acts with one Q network per role, or with one shared network when `nets` holds one;
     `epsilon` > 0 explores uniformly (for actors). An action is scored through its row: its
-    static features, then the columns of `advice` (`agents.advice`; "none": no columns)."""
+    static features, then the columns of `advice` (`agents.nets.advice`; "none": no columns)."""
 
     uses_observation = True
 
@@ -128,7 +128,7 @@ class DMCAgent:
 
     @property
     def has_guard_head(self) -> bool:
-        """Trained with the guard-belief head (`agents.guard_head`)."""
+        """Trained with the guard-belief head (`agents.nets.guard_head`)."""
         return self._guard is not None
 
     def state_features(self, observation: np.ndarray) -> np.ndarray:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..advice import check_advice
-from ..config import NON_NEGATIVE, POSITIVE, PROBABILITY, RunConfig, check_bounds
-from ..opponents import SELF, check_opponent_mix
+from ..nets.advice import check_advice
+from ..training.config import NON_NEGATIVE, POSITIVE, PROBABILITY, RunConfig, check_bounds
+from ..training.opponents import SELF, check_opponent_mix
 from .model import network_names
 
 #: The network layout of checkpoints written before the `networks` key existed.
@@ -61,7 +61,7 @@ class DMCConfig(RunConfig):
     opponent the other; only the learner's decisions are trained on."""
     advice: str = "none"
     """Per-decision action features the network reads beside each action's static row
-    (`agents.advice`): "none", or "heuristic" (the heuristic bot's choice, its odds that a
+    (`agents.nets.advice`): "none", or "heuristic" (the heuristic bot's choice, its odds that a
     play is not beaten, and what the play leaves of my hand). The checkpoint records it, so
     a trained agent computes the same columns when it plays."""
     teacher: str = ""

@@ -22,7 +22,7 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from ..networks import ActionScorer
+from ..nets.networks import ActionScorer
 from .actor import CHUNK_FIELDS, Collector, actor_process, make_buffers
 from .config import DMCConfig
 from .model import network_names

@@ -1,4 +1,4 @@
-"""DMC's networks: one `agents.networks.ActionScorer` per role the acting seat knows it has,
+"""DMC's networks: one `agents.nets.networks.ActionScorer` per role the acting seat knows it has,
 or one shared by every role, and which of them scores a decision.
 """
 

@@ -24,9 +24,9 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from ..networks import ActionScorer
-from ..ray_backend import ACTOR_OPTIONS, actor_seed, load_numpy_state, numpy_state, restart_count
-from ..training import seed_everything
+from ..nets.networks import ActionScorer
+from ..training.ray_backend import ACTOR_OPTIONS, actor_seed, load_numpy_state, numpy_state, restart_count
+from ..training.common import seed_everything
 from .actor import Collector
 from .config import DMCConfig
 from .local_actors import Chunk

@@ -24,14 +24,14 @@ from baohuang_eval import validate_specs
 from baohuang_eval.pool import children_ignore_ctrl_c
 from baohuang_env.rules import Rules
 
-from ..checkpoint import load_checkpoint
-from ..config import config_to_dict
-from ..device import learner_copy, sync_to, training_device
-from ..guard_head import GuardHead, guard_head_loss, guard_hidden
-from ..networks import ActionScorer
-from ..ray_backend import ray_session, require_ray
-from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
-from ..training import log_eval, rng_state, set_rng_state
+from ..files.checkpoint import load_checkpoint
+from ..training.config import config_to_dict
+from ..training.device import learner_copy, sync_to, training_device
+from ..nets.guard_head import GuardHead, guard_head_loss, guard_hidden
+from ..nets.networks import ActionScorer
+from ..training.ray_backend import ray_session, require_ray
+from ..training.run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
+from ..training.common import log_eval, rng_state, set_rng_state
 from .agent import DMCAgent, action_row_size, dmc_compatibility
 from .config import DMCConfig, checkpoint_networks
 from .local_actors import Actors, Chunk, LocalActors
@@ -111,9 +111,9 @@ def _train(cfg: DMCConfig, rules: Rules, run: Run, initial: dict[str, Any] | Non
     torch.set_num_threads(1)
     names = network_names(cfg.networks)
     # `nets`: the CPU copy the actors read (shared memory); `learners`: what the optimizers
-    # update, the same objects on the CPU, copies on a GPU (`agents.device`)
+    # update, the same objects on the CPU, copies on a GPU (`agents.training.device`)
     nets = [ActionScorer(obs_size, action_size, cfg.hidden, cfg.head) for _ in names]
-    # the guard-belief head (agents.guard_head), one per network, trained with it
+    # the guard-belief head (agents.nets.guard_head), one per network, trained with it
     heads = [GuardHead(cfg.hidden) for _ in names] if cfg.guard_head_weight > 0 else None
     if run.checkpoint is not None:
         for i, (name, net) in enumerate(zip(names, nets, strict=True)):

@@ -6,10 +6,10 @@ import numpy as np
 
 from baohuang_env.rules import Rules
 
-from ..checkpoint import compatibility, load_checkpoint
-from ..action_features import ACTION_FEATURE_VERSION, ActionFeatures
-from ..guard_head import NumpyGuardHead
-from ..networks import NumpyScorer
+from ..files.checkpoint import compatibility, load_checkpoint
+from ..nets.action_features import ACTION_FEATURE_VERSION, ActionFeatures
+from ..nets.guard_head import NumpyGuardHead
+from ..nets.networks import NumpyScorer
 from ..view import SeatView
 from .model import ActorCritic
 
@@ -71,7 +71,7 @@ class PPOAgent:
 
     @property
     def has_guard_head(self) -> bool:
-        """Trained with the guard-belief head (`agents.guard_head`)."""
+        """Trained with the guard-belief head (`agents.nets.guard_head`)."""
         return self._guard is not None
 
     def state_features(self, observation: np.ndarray) -> np.ndarray:

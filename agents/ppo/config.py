@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..config import NON_NEGATIVE, POSITIVE, PROBABILITY, RunConfig, check_bounds
-from ..opponents import SELF, SNAPSHOTS, check_opponent_mix
+from ..training.config import NON_NEGATIVE, POSITIVE, PROBABILITY, RunConfig, check_bounds
+from ..training.opponents import SELF, SNAPSHOTS, check_opponent_mix
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """The actor-critic, the masked categorical policy and GAE.
 
 Policy: a logit per legal action, from the seat's observation and the action's features
-(`agents.action_features.ActionFeatures`): logit(s, a) = head(relu(state(s) + W_a f(a) + b)),
-the scorer DMC learns as Q (`agents.networks.ActionScorer`), so the state layers run once per
+(`agents.nets.action_features.ActionFeatures`): logit(s, a) = head(relu(state(s) + W_a f(a) + b)),
+the scorer DMC learns as Q (`agents.nets.networks.ActionScorer`), so the state layers run once per
 decision and only a small head per legal action. The role is part of the observation, so one
 network serves every seat and role. Value: a separate MLP of the observation.
 
@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..guard_head import GuardHead
-from ..networks import ActionScorer
+from ..nets.guard_head import GuardHead
+from ..nets.networks import ActionScorer
 
 #: Logit given to masked (illegal or padding) entries: exp(-1e8 - max) is exactly 0 in float32.
 MASKED_LOGIT = -1e8
@@ -74,7 +74,7 @@ class ActorCritic(nn.Module):
                  value_hidden: int = 256, guard_head: bool = False) -> None:
         super().__init__()
         self.policy = ActionScorer(obs_size, action_size, hidden, head)
-        #: the guard-belief head on the policy's state embedding (`agents.guard_head`), if trained
+        #: the guard-belief head on the policy's state embedding (`agents.nets.guard_head`), if trained
         self.guard_head = GuardHead(hidden) if guard_head else None
         self.value = nn.Sequential(nn.Linear(obs_size, value_hidden), nn.ReLU(),
                                    nn.Linear(value_hidden, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))

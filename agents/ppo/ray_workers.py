@@ -22,8 +22,8 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from ..ray_backend import ACTOR_OPTIONS, actor_seed, load_numpy_state, numpy_state, restart_count
-from ..training import seed_everything
+from ..training.ray_backend import ACTOR_OPTIONS, actor_seed, load_numpy_state, numpy_state, restart_count
+from ..training.common import seed_everything
 from .config import PPOConfig
 from .model import ActorCritic
 from .rollout import OpponentPool, Rollouts

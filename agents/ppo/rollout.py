@@ -1,6 +1,6 @@
 """Rollouts: PPO's training games, one batched forward pass per network per turn, an opponent pool.
 
-`Rollouts` plays `num_games` training games through `agents.training_games.TrainingGames`,
+`Rollouts` plays `num_games` training games through `agents.training.training_games.TrainingGames`,
 the one owner of both trainers' training games: their deals, the opponent mix
 (`PPOConfig.opponent_mix`: self-play, a pool snapshot or an agent spec), which side an
 opponent takes once the roles are fixed, the forced moves and the scripted bots' moves.
@@ -30,10 +30,10 @@ from baohuang_env.game import GameResult
 from baohuang_env.rewards import reward
 from baohuang_env.rules import Rules
 
-from ..action_features import ActionFeatures
+from ..nets.action_features import ActionFeatures
 from ..guard_belief import guard_label
-from ..opponents import SELF, OpponentMix
-from ..training_games import Table, TrainingGames, Turn
+from ..training.opponents import SELF, OpponentMix
+from ..training.training_games import Table, TrainingGames, Turn
 from .config import PPOConfig
 from .model import ActorCritic, gae
 
@@ -92,7 +92,7 @@ class Batch:
     value: np.ndarray  # (T,) float32
     adv: np.ndarray  # (T,) float32
     ret: np.ndarray  # (T,) float32
-    guard: np.ndarray | None = None  # (T,) int64, the guard head's hidden labels (agents.guard_head)
+    guard: np.ndarray | None = None  # (T,) int64, the guard head's hidden labels (agents.nets.guard_head)
 
     @property
     def offsets(self) -> np.ndarray:

@@ -25,14 +25,14 @@ from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 from baohuang_eval import validate_specs
 
-from ..action_features import ActionFeatures
-from ..config import config_to_dict
-from ..device import learner_copy, sync_to, training_device
-from ..guard_head import guard_head_loss, guard_hidden
-from ..opponents import SELF, SNAPSHOTS, opponent_tag
-from ..ray_backend import ray_session, require_ray
-from ..run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, Run, RunClock, open_run
-from ..training import log_eval, rng_state, set_rng_state
+from ..nets.action_features import ActionFeatures
+from ..training.config import config_to_dict
+from ..training.device import learner_copy, sync_to, training_device
+from ..nets.guard_head import guard_head_loss, guard_hidden
+from ..training.opponents import SELF, SNAPSHOTS, opponent_tag
+from ..training.ray_backend import ray_session, require_ray
+from ..training.run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, Run, RunClock, open_run
+from ..training.common import log_eval, rng_state, set_rng_state
 from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
 from .config import PPOConfig
 from .model import ActorCritic
@@ -61,7 +61,7 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
     """PPO's clipped objective over `batch` for cfg.update_epochs epochs of minibatches.
     Returns the `losses/*` figures (CleanRL's definitions, averaged over the last epoch)."""
     T = len(batch)
-    device = features.device  # the learner's (`agents.device`): the batch goes there
+    device = features.device  # the learner's (`agents.training.device`): the batch goes there
 
     def tensor(a: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(a).to(device)
@@ -179,7 +179,7 @@ def _train(cfg: PPOConfig, rules: Rules, run: Run, device: torch.device, log) ->
 
     torch.set_num_threads(cfg.torch_threads)
     # `net`: the CPU copy the rollouts and the pool read; `learner`: what the optimizer
-    # updates, `net` itself on the CPU, a copy on a GPU (`agents.device`)
+    # updates, `net` itself on the CPU, a copy on a GPU (`agents.training.device`)
     net = ActorCritic(**arch)
     pool = OpponentPool(cfg.pool_size)
     if run.checkpoint is None:

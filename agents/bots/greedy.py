@@ -24,7 +24,7 @@ Play phase:
 5. **Pass** when nothing but pass is legal.
 
 The play-phase rule exists twice: here, reading a seat's observation, for every driver that
-gives one; and compiled, in `baohuang_env.play_arrays` (`_greedy_move`), reading the hand and
+gives one; and compiled, in `baohuang_env.batched.kernels` (`_greedy_move`), reading the hand and
 mask of a batch row inside the engine's kernel loop (the search's cheap play-outs,
 `BatchedGames.play_greedy`), where no observation is built and no Python runs per move. Both
 read one set of per-play tables (`greedy_tables`) and one `SPEND_AT`;
@@ -36,11 +36,11 @@ from __future__ import annotations
 import numpy as np
 
 from baohuang_env.actions import FIRST_PLAY, PASS, action_table
-from baohuang_env.play_arrays import GREEDY_SPEND_AT, greedy_tables
+from baohuang_env.batched.kernels import GREEDY_SPEND_AT, greedy_tables
 from baohuang_env.rules import Rules
 
 from baohuang_env.autoplay import RoleDefaults
-from .view import SeatView
+from ..view import SeatView
 
 
 class GreedyAgent:

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 
 from baohuang_env.agent import Agent, act_each
-from baohuang_env.batched import BatchedGames, RowRoles
-from baohuang_env.play_arrays import legal_counts
+from baohuang_env.batched.games import BatchedGames, RowRoles
+from baohuang_env.batched.kernels import legal_counts
 from baohuang_env.cards import NUM_SEATS
 from baohuang_env.game import PLAY, Game, GameResult
 from baohuang_env.rules import Rules

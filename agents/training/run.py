@@ -42,9 +42,9 @@ from typing import Any, TypeVar
 
 from baohuang_env.replay import atomic_path, fresh_folder
 
-from .checkpoint import checkpoint_kind, load_checkpoint, save_checkpoint
+from ..files.checkpoint import checkpoint_kind, load_checkpoint, save_checkpoint
 from .config import RunConfig, config_from_dict, config_to_dict, load_config, save_config
-from .training import export_model, seed_everything
+from .common import export_model, seed_everything
 
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"  # weights only (no optimizer state): small enough to ship

@@ -23,7 +23,7 @@ from baohuang_env.autoplay import RoleDefaults
 from baohuang_env.observation import observation_layout
 from baohuang_env.rules import Rules
 
-from .view import SeatView
+from ..view import SeatView
 
 ACCEPT, ABDICATE, DECLINE, NO = (DECISION_ID[n] for n in ("ACCEPT", "ABDICATE", "DECLINE", "NO"))
 OPEN_SOLO, OPEN_GUARD, GRAB = (DECISION_ID[n] for n in ("OPEN_SOLO", "OPEN_GUARD", "GRAB"))

@@ -1,8 +1,8 @@
-"""The fitter of the role-phase models (`agents.role_policy`): counterfactual play-outs of
+"""The fitter of the role-phase models (`agents.bots.role_policy`): counterfactual play-outs of
 the heuristic bot, then least squares per (prompt kind, answer class).
 
 For each deal the heuristic plays every seat with the auto-play role defaults (`roles="none"`).
-At each role prompt with more than one answer class (`agents.role_prompts`), every class is
+At each role prompt with more than one answer class (`agents.bots.role_prompts`), every class is
 tried on a copy of the game (`Game.copy`), which the bot then plays out. Each prompt so gives
 one *sample*: the seat's features and its final score (`GameResult.scores`) after each answer,
 on the same cards and the same play, so the answers' differences are paired. So that the
@@ -37,7 +37,7 @@ from baohuang_env.rules import Rules
 from .heuristic import HeuristicAgent
 from .role_policy import MODEL_FORMAT, RoleModel
 from .role_prompts import PromptReader, feature_names
-from .view import SeatView
+from ..view import SeatView
 
 #: Ridge penalty on every coefficient but the constant (features are card counts of order 1..8).
 RIDGE = 1.0
@@ -142,7 +142,7 @@ def cross_validated_gain(kind: str, features: tuple[str, ...], samples: list[Sam
 
 
 def fit_all(rules: Rules, samples: list[Sample]) -> dict[str, dict[str, Any]]:
-    """Every kind's model entry for the data file (see `agents.role_policy`)."""
+    """Every kind's model entry for the data file (see `agents.bots.role_policy`)."""
     by_kind: dict[str, list[Sample]] = defaultdict(list)
     for s in samples:
         by_kind[s.kind].append(s)

@@ -31,7 +31,7 @@ Everything else stays with its one owner and is called from here: the deal and t
 phase (`Game`), whether the deal is over, the final places and the score (the pure
 functions `deal_over`, `final_order`, `finished_result` of `baohuang_env.game`, called for
 the rare rows where a player just went out), and the replay record (`replay_record`).
-tests/test_play_arrays.py pins the two forms together: thousands of random games of every
+tests/test_batched_kernels.py pins the two forms together: thousands of random games of every
 preset stepped both ways, with the same seeds and actions, show identical seats, masks,
 observations, rewards, results and replays at every step, and random players moved by
 `play_random` making the moves and draws of `RandomAgent.act` one move at a time;
@@ -47,13 +47,13 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .actions import DECISION_ID, FIRST_PLAY, MAX_BIG, MAX_SMALL, PASS, action_table
-from .cards import NUM_SEATS
+from ..actions import DECISION_ID, FIRST_PLAY, MAX_BIG, MAX_SMALL, PASS, action_table
+from ..cards import NUM_SEATS
 from .draws import NEXT_UINT32, integer_below
-from .encoding import Encoder
-from .game import PLAY, Game, GameResult, SettledRoles, deal_over, final_order, finished_result
-from .observation import HISTORY_LENGTH
-from .rules import Rules
+from ..encoding import Encoder
+from ..game import PLAY, Game, GameResult, SettledRoles, deal_over, final_order, finished_result
+from ..observation import HISTORY_LENGTH
+from ..rules import Rules
 
 APPLY_WIND = DECISION_ID["APPLY_WIND"]
 

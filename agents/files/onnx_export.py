@@ -1,6 +1,6 @@
 """ONNX export: a DMC or PPO checkpoint's network as an ONNX graph another runtime can run.
 
-The graph is the network alone, the `agents.networks.ActionScorer` the agents score with:
+The graph is the network alone, the `agents.nets.networks.ActionScorer` the agents score with:
 
 * inputs `observation` (B, O) float32, the acting seat's observation
   (`baohuang_env.encoding.Encoder.encode`), and `action_features` (B, A, F) float32, the row
@@ -43,14 +43,14 @@ from baohuang_env.observation import observation_layout
 from baohuang_env.replay import atomic_path
 from baohuang_env.rules import Rules
 
-from .action_features import ActionFeatures
-from .advice import HEURISTIC_COLUMNS, check_advice
+from ..nets.action_features import ActionFeatures
+from ..nets.advice import HEURISTIC_COLUMNS, check_advice
 from .checkpoint import load_checkpoint
-from .dmc.agent import DMCAgent
-from .dmc.config import checkpoint_networks
-from .dmc.model import role_indices
-from .ppo.agent import PPOAgent
-from .pretrained import checkpoint_path
+from ..dmc.agent import DMCAgent
+from ..dmc.config import checkpoint_networks
+from ..dmc.model import role_indices
+from ..ppo.agent import PPOAgent
+from ..pretrained import checkpoint_path
 
 ONNX_FORMAT = "baohuang-onnx"
 ONNX_FORMAT_VERSION = 1
@@ -126,7 +126,7 @@ def _networks(agent: DMCAgent | PPOAgent) -> list[nn.Module]:
 
 def action_feature_layout(rules: Rules, advice: str) -> list[dict[str, Any]]:
     """The columns of an action row, in order: the static slices (`ActionFeatures.slices`),
-    then one column per advice feature (`agents.advice`), each as {name, offset, size}."""
+    then one column per advice feature (`agents.nets.advice`), each as {name, offset, size}."""
     check_advice(advice)
     layout = [{"name": name, "offset": off, "size": n} for name, off, n in ActionFeatures(rules).slices]
     off = layout[-1]["offset"] + layout[-1]["size"]

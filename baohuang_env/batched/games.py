@@ -5,12 +5,12 @@
 
 * "arrays" (the default): a row's deal and role phase run on its scalar `Game`; once its
   roles are fixed its play phase moves into arrays over the rows, stepped, masked and
-  observed by compiled kernels (`baohuang_env.play_arrays`, which says which play-phase
-  rules exist there a second time and why, and tests/test_play_arrays.py pins to `Game`).
+  observed by compiled kernels (`baohuang_env.batched.kernels`, which says which play-phase
+  rules exist there a second time and why, and tests/test_batched_kernels.py pins to `Game`).
   `games[b]` then rebuilds row b's `Game` from its seed and actions: exact, not cheap;
   `roles(b)` reads a row's phase and roles without it.
 * "games": every row is a `Game` and every rule the `Game`'s; what is batched is the
-  boundary: the masks from `batch.legal_masks`, the observations from `Encoder.encode_many`.
+  boundary: the masks from `masks.legal_masks`, the observations from `Encoder.encode_many`.
 
     games = BatchedGames(get_rules("jj"), 256)
     step = games.reset(seeds=range(256))
@@ -44,18 +44,18 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .actions import PASS
-from .batch import MIN_BATCH, legal_masks
-from .cards import NUM_SEATS
-from .encoding import Encoder
-from .game import OVER as OVER_PHASE
-from .game import PLAY, Game, GameResult, IllegalActionError, replay_record
-from .play_arrays import EMPEROR, GUARD, OVER, SEAT, PlayArrays, pick_legal
-from .rules import Rules, get_rules
+from ..actions import PASS
+from .masks import MIN_BATCH, legal_masks
+from ..cards import NUM_SEATS
+from ..encoding import Encoder
+from ..game import OVER as OVER_PHASE
+from ..game import PLAY, Game, GameResult, IllegalActionError, replay_record
+from .kernels import EMPEROR, GUARD, OVER, SEAT, PlayArrays, pick_legal
+from ..rules import Rules, get_rules
 
 AUTORESET_MODES = ("next_step", "same_step", "none")
 #: How a batch keeps its rows (`BatchedGames(engine=...)`): "arrays" (the default), the play
-#: phase of every row in arrays stepped by compiled kernels (`baohuang_env.play_arrays`), or
+#: phase of every row in arrays stepped by compiled kernels (`baohuang_env.batched.kernels`), or
 #: "games", every row a scalar `Game`.
 ENGINES = ("arrays", "games")
 
@@ -94,7 +94,7 @@ class BatchStep:
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action of every mask row ((B, N) int8, no row empty): row b
     takes its k-th legal id (ascending) for k = floor(u_b * legal count), u_b the row's draw
-    from `rng.random(B)`, one compiled pass over the batch (`play_arrays.pick_legal`)."""
+    from `rng.random(B)`, one compiled pass over the batch (`kernels.pick_legal`)."""
     return pick_legal(masks.view(np.uint8), rng.random(masks.shape[0]))
 
 
@@ -155,7 +155,7 @@ class _GameRows:
 
 class _ArrayRows:
     """Engine "arrays": a row's deal and role phase run on its `Game`, its play phase on the
-    compiled kernels of `baohuang_env.play_arrays` (its `PlayArrays` own the row from then on)."""
+    compiled kernels of `baohuang_env.batched.kernels` (its `PlayArrays` own the row from then on)."""
 
     def __init__(self, rules: Rules, num_games: int, encoder: Encoder) -> None:
         self.rules, self.encoder = rules, encoder
@@ -425,7 +425,7 @@ class BatchedGames:
     def play_greedy(self, rows: Sequence[int] | np.ndarray, until: Sequence[int] | np.ndarray | None = None
                     ) -> BatchStep:
         """Play on in the play-phase rows of `rows` by the greedy bot's play-phase rule
-        (`GreedyAgent.act`, compiled: `play_arrays._greedy_move`), many moves in one compiled
+        (`GreedyAgent.act`, compiled: `kernels._greedy_move`), many moves in one compiled
         call, until in each the seat `until[i]` is to act or the deal is over (`until` None or
         -1: to the end of the deal). The moves and results are those of `GreedyAgent.act`
         called at every one of those turns: a search's play-outs with greedy rollouts

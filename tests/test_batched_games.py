@@ -1,7 +1,7 @@
 """`BatchedGames` against scalar Games stepped one at a time: for both engines, every preset
 and autoreset mode the same seeds and actions give identical seats, masks, observations,
 rewards, ended games and replays at every step; an illegal action in one row changes no row.
-(tests/test_play_arrays.py plays thousands more games through the array engine.)"""
+(tests/test_batched_kernels.py plays thousands more games through the array engine.)"""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from baohuang_env import PASS, Game, IllegalActionError, get_rules
-from baohuang_env.batched import AUTORESET_MODES, ENGINES, BatchedGames, game_seed, random_legal
+from baohuang_env.batched.games import AUTORESET_MODES, ENGINES, BatchedGames, game_seed, random_legal
 from baohuang_env.encoding import Encoder
 from baohuang_env.game import PLAY, ROLE
 from baohuang_env.rules import PRESETS

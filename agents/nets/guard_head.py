@@ -26,9 +26,9 @@ from torch import nn
 
 from baohuang_env.cards import NUM_SEATS
 
-from .guard_belief import NO_LABEL, guard_candidates, masked_softmax
+from ..guard_belief import NO_LABEL, guard_candidates, masked_softmax
 from .networks import NumpyScorer
-from .view import SeatView
+from ..view import SeatView
 
 class GuardHead(nn.Module):
     """Linear map from a state embedding (B, hidden) to guard logits (B, 5)."""

@@ -1,7 +1,7 @@
 """The array engine against the scalar `Game`: thousands of random games of every preset
 stepped through `BatchedGames(engine="arrays")` (the play phase on the compiled kernels of
-`baohuang_env.play_arrays`) and `engine="games"` (every row a `Game`, itself pinned step by
-step to scalar Games in tests/test_batched.py), with the same seeds and actions, show
+`baohuang_env.batched.kernels`) and `engine="games"` (every row a `Game`, itself pinned step by
+step to scalar Games in tests/test_batched_games.py), with the same seeds and actions, show
 identical seats, masks, observations, rewards, results and replays at every step."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from baohuang_env import Game, get_rules
 from baohuang_env.actions import DECISION_ID
-from baohuang_env.batched import BatchedGames, random_legal
-from baohuang_env.play_arrays import MAX_ACTIONS, PlayArrays
+from baohuang_env.batched.games import BatchedGames, random_legal
+from baohuang_env.batched.kernels import MAX_ACTIONS, PlayArrays
 from baohuang_env.rules import PRESETS
 
 APPLY_WIND = DECISION_ID["APPLY_WIND"]
@@ -92,7 +92,7 @@ def drive_random(preset: str, rows: int, seed: int, fused: bool) -> tuple[dict, 
     each row's learner saw at each of its decisions and every game's end, and the agents'
     generator states."""
     from baohuang_env.agent import NO_OBSERVATION, RandomAgent
-    from baohuang_env.draws import state_addresses
+    from baohuang_env.batched.draws import state_addresses
 
     rules = get_rules(preset)
     batch = BatchedGames(rules, rows, autoreset="none", engine="arrays")
@@ -146,7 +146,7 @@ def test_random_players_moved_in_one_call_play_as_each_move_alone(preset):
 
 
 def test_kth_legal_is_the_kth_nonzero_entry():
-    from baohuang_env.play_arrays import kth_legal, legal_counts
+    from baohuang_env.batched.kernels import kth_legal, legal_counts
 
     rng = np.random.default_rng(2)
     masks = (rng.random((300, 4036)) < rng.random((300, 1)) * 0.05).astype(np.uint8)  # some rows empty
@@ -163,7 +163,7 @@ def test_kth_legal_is_the_kth_nonzero_entry():
 
 def test_play_random_checks_its_arguments_and_leaves_role_phase_rows_alone():
     from baohuang_env.agent import RandomAgent
-    from baohuang_env.draws import state_addresses
+    from baohuang_env.batched.draws import state_addresses
 
     rules = get_rules("jj")
     games = BatchedGames(rules, 3, engine="games")

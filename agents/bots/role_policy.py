@@ -1,10 +1,10 @@
 """The heuristic bot's role-phase decisions: fitted models looked up by (preset, prompt kind).
 
 Each preset has one data file, `agents/role_models/<preset>.json` (package data, read with
-importlib.resources), written by the fitter (`agents.role_fit`, `baohuang fit`). A model
+importlib.resources), written by the fitter (`agents.bots.role_fit`, `baohuang fit`). A model
 of one prompt kind is, per answer class, a linear estimate of the deciding seat's final score
 after that answer (least squares on counterfactual play-outs), in the features the model
-names (`agents.role_prompts`). The bot takes the answer with the best estimate; a model the
+names (`agents.bots.role_prompts`). The bot takes the answer with the best estimate; a model the
 fit did not find significantly better than the auto-play default (`"use": false`), a prompt
 kind without a model, and rules that differ from the ones fitted on all get the default
 answer (`baohuang_env.autoplay.RoleDefaults`).
@@ -26,7 +26,7 @@ from baohuang_env.autoplay import RoleDefaults
 from baohuang_env.rules import Rules
 
 from .role_prompts import PromptReader
-from .view import SeatView
+from ..view import SeatView
 
 MODEL_FORMAT = "baohuang-role-models"
 #: Rule fields that do not change what a role answer is worth (display only).

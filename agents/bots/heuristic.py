@@ -26,10 +26,10 @@ action table. The pieces:
   Jokers and 2s are saved: they are spent only in the end game (at most `spend_at` cards left
   after the play), or to stop a known opponent holding at most `danger_left` cards.
 * **Role phase.** Fitted decision models looked up by (preset, prompt kind)
-  (`agents.role_policy`, data in `agents/role_models/<preset>.json`): per answer, a linear
+  (`agents.bots.role_policy`, data in `agents/role_models/<preset>.json`): per answer, a linear
   estimate of the deciding seat's final score from its hand features (jokers, 2s, aces, kings,
   weak groups, lowest-rank cards; SP; abdications or rebels so far where they matter), fitted
-  on counterfactual play-outs (`agents.role_fit`); the bot gives the answer with the best
+  on counterfactual play-outs (`agents.bots.role_fit`); the bot gives the answer with the best
   estimate. Where a preset has no model of a prompt, or its model was not significantly better
   than the auto-play default, the bot gives the default of docs/rules.md §7
   (`baohuang_env.autoplay.RoleDefaults`). `roles="none"` plays the defaults everywhere and
@@ -50,9 +50,9 @@ from baohuang_env.cards import COPIES_PER_RANK
 from baohuang_env.actions import FIRST_PLAY, PASS, action_table
 from baohuang_env.rules import Rules
 
-from .guard_belief import guard_candidates
+from ..guard_belief import guard_candidates
 from .role_policy import RolePolicy
-from .view import OPPONENT, PARTNER, SeatView
+from ..view import OPPONENT, PARTNER, SeatView
 
 #: Resolution of the share of unseen cards a seat holds, in the binomial lookup table.
 _P_BINS = 64
@@ -218,7 +218,7 @@ class HeuristicAgent:
 
     def __init__(self, rules: Rules, roles: str = "all", **params: float) -> None:
         """`roles`: the role-phase models to use, "all" (default), "none" (the auto-play
-        defaults) or prompt kinds joined by commas (`agents.role_policy.role_choices`); `params`: play
+        defaults) or prompt kinds joined by commas (`agents.bots.role_policy.role_choices`); `params`: play
         parameters overriding `DEFAULTS`."""
         unknown = set(params) - set(DEFAULTS)
         if unknown:
@@ -310,7 +310,7 @@ class HeuristicAgent:
         """P(no seat that may beat it can beat each play) for play indices `plays`, by the
         card-tracking model this bot plays on (`_Odds`; a play with a big joker is never
         beaten). `odds`: the model `decide` made its decision on `v` with, to reuse instead of
-        building it again. Read by `agents.advice`; the bot's own play does not call it."""
+        building it again. Read by `agents.nets.advice`; the bot's own play does not call it."""
         if odds is None:
             odds = _Odds(self, v)
         elif odds.view is not v:
@@ -325,7 +325,7 @@ class HeuristicAgent:
     def guard_belief(self, observation: np.ndarray) -> np.ndarray:
         """P(guard = relative seat) as this bot would infer it (`baohuang study belief`); it
         does not play on it. Candidates are the seats whose side the observer does not know
-        (`agents.guard_head.guard_candidates`); among them, the bot's own convention is the
+        (`agents.nets.guard_head.guard_candidates`); among them, the bot's own convention is the
         evidence: a guard never overtakes the emperor's play (unless that finishes a hand),
         while a rebel beats it whenever a cheap play can. So each play of a candidate right
         over the emperor's, in the observation's recent history, divides its odds by

@@ -26,8 +26,8 @@ from typing import Any
 
 from .checkpoint import checkpoint_kind, load_checkpoint
 from .onnx_export import INPUTS, ONNX_FORMAT, require_onnx, sha256_of
-from .pretrained import SHIPPED, checkpoint_path
-from .run import CHECKPOINT_NAME, MODEL_NAME
+from ..pretrained import SHIPPED, checkpoint_path
+from ..training.run import CHECKPOINT_NAME, MODEL_NAME
 
 #: The final evaluations a run directory may hold, by protocol.
 EVAL_FOLDERS = {"team": "eval-team", "seat": "eval-seat"}

@@ -1,4 +1,4 @@
-"""The engine's batch entry point (`baohuang_env.batch`): exactly `game.legal_mask()` for every
+"""The engine's batch entry point (`baohuang_env.batched.masks`): exactly `game.legal_mask()` for every
 game of a batch, in every preset, in every phase, including games that are over."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from baohuang_env import PRESETS, Game, get_rules
-from baohuang_env.batch import legal_actions, legal_masks
+from baohuang_env.batched.masks import legal_actions, legal_masks
 from baohuang_env.game import OVER, PLAY, ROLE
 
 

@@ -22,7 +22,7 @@ from baohuang_env.observation import observation_layout
 from baohuang_env.replay import atomic_path
 from baohuang_env.rules import PRESETS, Rules, get_rules
 
-from .pretrained import checkpoint_path
+from ..pretrained import checkpoint_path
 
 CHECKPOINT_FORMAT = "baohuang-checkpoint"
 CHECKPOINT_VERSION = 1

@@ -21,13 +21,13 @@ from baohuang_env.game import Game
 from baohuang_env.rules import Rules
 
 if TYPE_CHECKING:
-    from baohuang_env.batched import RowRoles
+    from baohuang_env.batched.games import RowRoles
 
 #: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
 #: past snapshot of the learner from the pool (PPO only).
 SELF, SNAPSHOTS = "self", "snapshots"
 
-#: The file names a run writes (`agents.run.CHECKPOINT_NAME`, `MODEL_NAME`): they say nothing
+#: The file names a run writes (`agents.training.run.CHECKPOINT_NAME`, `MODEL_NAME`): they say nothing
 #: about which run, so such an opponent is named by its run folder.
 RUN_FILE_STEMS = ("checkpoint", "model")
 

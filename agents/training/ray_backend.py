@@ -5,7 +5,7 @@ here and in the Ray modules of `agents.dmc.ray_actors` and `agents.ppo.ray_worke
 * `ray_session(address)`: connects for a run; "" starts a Ray instance on 127.0.0.1 for the
   run and stops it at the end, "auto" or HOST:PORT joins a running cluster (left running).
   Ray's processes ignore the terminal's Ctrl-C, and the run keeps its own stop handlers
-  (`agents.run.StopSignals`), so a Ctrl-C or SIGTERM still ends with a checkpoint.
+  (`agents.training.run.StopSignals`), so a Ctrl-C or SIGTERM still ends with a checkpoint.
 * `ACTOR_OPTIONS`: every actor is restarted by Ray when it dies (its process killed, its node
   lost), and a call it had in flight is retried on the new one.
 * `restart_count()` and `actor_seed(...)`: an actor's seed follows the run's seed, the

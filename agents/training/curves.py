@@ -6,7 +6,7 @@ Each run's events give:
 * the periodic evaluations' duplicate win rate against each opponent (`eval/winrate_vs_<bot>`,
   written at a frame count), one panel per opponent, one line per run;
 * the final evaluation's team duplicate win rate (`final_eval/team_win_rate/<bot>`, written
-  by `agents.training.final_evaluation`), a marker on that opponent's panel;
+  by `agents.training.common.final_evaluation`), a marker on that opponent's panel;
 * the training itself: the losses (`losses/*`) and the frames played, a panel each, so a run
   without periodic evaluations (`eval_minutes=0`) still has curves.
 

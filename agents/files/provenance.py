@@ -18,7 +18,7 @@ from baohuang_env import __version__
 from baohuang_env.rules import Rules
 
 from .checkpoint import load_checkpoint
-from .pretrained import checkpoint_path, chosen
+from ..pretrained import checkpoint_path, chosen
 
 #: The agent kinds that load a checkpoint file named by their argument.
 CHECKPOINT_KINDS = ("dmc", "ppo")
@@ -53,7 +53,7 @@ def resolve_spec(spec: str, rules: Rules) -> dict[str, Any]:
     if kind == "roles" and arg:
         return {**out, "roles_of": resolve_spec(arg, rules)}
     if kind == "search":
-        from .search import SearchSettings  # the search imports the batched engine (numba)
+        from ..search import SearchSettings  # the search imports the batched engine (numba)
 
         return {**out, "base": resolve_spec(SearchSettings.parse(arg or None).base, rules)}
     return out

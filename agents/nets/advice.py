@@ -1,5 +1,5 @@
 """Advice: per-decision action features that a DMC network may read beside each action's
-static row (`agents.action_features`), computed from the acting seat's observation alone.
+static row (`agents.nets.action_features`), computed from the acting seat's observation alone.
 
 Why: the static row says what an action is (its cards, its rank), not what it does to this
 hand at this table. The scripted bot already computes the most useful such facts, and a
@@ -10,7 +10,7 @@ always computes the same columns it was trained with.
 
 "heuristic" advice, one column each (`HEURISTIC_COLUMNS`):
 
-* `advised`: 1 on the action the heuristic bot (`agents.heuristic.HeuristicAgent`) would take;
+* `advised`: 1 on the action the heuristic bot (`agents.bots.heuristic.HeuristicAgent`) would take;
 * `nobeat`: for a play, the bot's card-tracking estimate of the chance that no seat that may
   beat it can beat it (0 for pass and role decisions);
 * `goes_out`: the play empties my hand;
@@ -29,7 +29,7 @@ import numpy as np
 from baohuang_env.actions import FIRST_PLAY, ActionTable, action_table
 from baohuang_env.rules import Rules
 
-from .heuristic import HeuristicAgent
+from ..bots.heuristic import HeuristicAgent
 
 #: Advice kinds a run may choose ("none": the static rows only).
 ADVICE_KINDS = ("none", "heuristic")

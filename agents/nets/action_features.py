@@ -1,5 +1,5 @@
 """Action features: what an action does, as a fixed float32 row per action id. The networks
-of both trainers (`agents.networks.ActionScorer`) read an action through its row.
+of both trainers (`agents.nets.networks.ActionScorer`) read an action through its row.
 
 Row layout (`ActionFeatures.slices`): is_pass (1), role decision one-hot (11), cards of
 the play per kind / copies (K), the play's rank one-hot (ranks), and its size, ordinary
@@ -8,8 +8,8 @@ and a call's row shows the called kind in "cards" as three copies and in "rank".
 is built once from the action table.
 
 Every column depends on the action id alone (what depends on the decision, DMC's advice,
-comes after these columns: `agents.advice`), so the acting networks keep their first action
-layer over them as a table per action id (`agents.networks.StaticActionLayer`).
+comes after these columns: `agents.nets.advice`), so the acting networks keep their first action
+layer over them as a table per action id (`agents.nets.networks.StaticActionLayer`).
 """
 
 from __future__ import annotations

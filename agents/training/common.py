@@ -1,6 +1,6 @@
 """Plumbing shared by the trainers (`agents.dmc.trainer`, `agents.ppo.trainer`): seeding, RNG
 state in checkpoints, live evaluation during training, weights-only exports and the evaluation
-printed at the end. The run itself (directory, resume, clock, final save) is `agents.run`.
+printed at the end. The run itself (directory, resume, clock, final save) is `agents.training.run`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from .checkpoint import MODEL_KEYS, checkpoint_kind, load_checkpoint, save_checkpoint
+from ..files.checkpoint import MODEL_KEYS, checkpoint_kind, load_checkpoint, save_checkpoint
 from .opponents import opponent_tag
 
 
@@ -108,7 +108,7 @@ def final_evaluation(spec: str, cfg: Any, rules: Rules, run_dir: Path, workers: 
 
     from baohuang_eval import EvaluationInterrupted, evaluate_agents, summary_lines, to_markdown, write_report
 
-    from .provenance import resolve_spec
+    from ..files.provenance import resolve_spec
 
     seeds = list(range(cfg.eval_deal_seed, cfg.eval_deal_seed + cfg.final_eval_deals))
     reports, paths = {}, []

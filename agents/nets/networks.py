@@ -1,7 +1,7 @@
 """The state-action scorer both trainers learn, in torch for learning and in numpy for fast acting.
 
 score(s, a) = head(relu(state(s) + W_a f(a) + b)), where f(a) is the action's feature row
-(`agents.action_features.ActionFeatures`): the state part runs once per decision and only
+(`agents.nets.action_features.ActionFeatures`): the state part runs once per decision and only
 the small head runs per legal action, which makes scoring 100+ legal leads cheap. (This is
 an MLP on the concatenation [state embedding, action], with the first layer split.)
 DMC reads the score as Q(s, a); PPO reads it as the policy's logit of a.
@@ -47,7 +47,7 @@ class NumpyScorer:
     """The same function as `ActionScorer`, on numpy views of its parameters (no copies).
 
     `static` (num_ids, S), optional: the static feature row of every action id, the first S
-    columns of an action row (`agents.action_features.ActionFeatures.table`); with it,
+    columns of an action row (`agents.nets.action_features.ActionFeatures.table`); with it,
     `score_ids` scores actions by id through a per-id table of the first action layer
     (`StaticActionLayer`) instead of a matrix product over their rows."""
 

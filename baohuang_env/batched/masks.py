@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from .game import PLAY, Game
+from ..game import PLAY, Game
 
 
 #: A batch size from which one batch call beats the games' own masks: a batch call costs ~50 µs

@@ -40,14 +40,14 @@ RENAMED_KEYS = {"objective": "reward_mode"}
 #: The folder of the shipped recipe configs (package data of `agents`).
 RECIPES = Path(str(files("agents") / "configs"))
 
-#: The values of `RunConfig.device` (checked here without importing torch; `agents.device`
+#: The values of `RunConfig.device` (checked here without importing torch; `agents.training.device`
 #: says what they mean on this machine).
 DEVICE_SPEC = re.compile(r"auto|cpu|cuda(:\d+)?")
 
 
 def check_device_spec(spec: Any) -> None:
     """ValueError unless `spec` is one of auto, cpu, cuda, cuda:N (syntax only: whether such
-    a device is there is `agents.device.training_device`'s question)."""
+    a device is there is `agents.training.device.training_device`'s question)."""
     if not isinstance(spec, str) or not DEVICE_SPEC.fullmatch(spec):
         raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {spec!r}")
 
@@ -135,16 +135,16 @@ class RunConfig:
     """Where the actors (DMC) or rollout workers (PPO) run: "local" (processes of this
     machine, no Ray needed) or "ray" (Ray actors, on this machine or a cluster: `ray_address`;
     needs `pip install -e ".[ray]"`). The learner, checkpoints, TensorBoard and resume are the
-    same either way (`agents.ray_backend`)."""
+    same either way (`agents.training.ray_backend`)."""
     ray_address: str = ""
     """With backend "ray": "" starts a Ray instance on this machine for the run (stopped at
     its end); "auto" or HOST:PORT joins a running cluster (`ray start --head` ...)."""
     device: str = "auto"
     """Where the learner's updates run: "auto" (the first CUDA device when torch sees one,
     else the CPU), "cpu", "cuda" or "cuda:N" (refused before the run starts when there is no
-    such device). The actors and rollouts play on the CPU either way (`agents.device`)."""
+    such device). The actors and rollouts play on the CPU either way (`agents.training.device`)."""
     guard_head_weight: float = 0.0
-    """Weight of the auxiliary guard-belief loss (`agents.guard_head`: predict the guard's
+    """Weight of the auxiliary guard-belief loss (`agents.nets.guard_head`: predict the guard's
     seat from the acting seat's observation, trained on the hidden label); 0 leaves the head
     out."""
 
