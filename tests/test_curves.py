@@ -61,10 +61,11 @@ def test_curves_refuse_a_folder_that_is_not_a_run(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def trained_run(tmp_path_factory) -> Path:
-    """A real run without periodic evaluations (a few seconds of DMC, one actor)."""
+    """A real run without periodic evaluations (DMC, one actor, until its first frames: a frame
+    budget, not a few seconds that a loaded machine can spend before the first frame)."""
     runs = tmp_path_factory.mktemp("runs")
-    assert cli_main(["train", "dmc", "total_minutes=0.05", "eval_minutes=0", "actors=1", f"runs_dir={runs}",
-                     "--no-eval"]) == 0
+    assert cli_main(["train", "dmc", "total_minutes=3", "total_frames=2000", "eval_minutes=0", "actors=1",
+                     f"runs_dir={runs}", "--no-eval"]) == 0
     [run] = [p for p in runs.iterdir() if p.is_dir()]
     return run
 
