@@ -108,7 +108,7 @@ class SearchSettings:
     k: float = 2.0
     batch: int = 4
     double: int = 0
-    tau: float = 0.1
+    tau: float = 0.03
     pool: int = 2
     base: str = "pretrained"
 

@@ -115,3 +115,17 @@ def test_search_phases_searches_each_phase_of_the_deal_alone(capsys):
         assert r["reestimates"] <= r["deviations"]  # double=1: each re-estimated where fresh worlds were drawn
         assert (r["gain"] is None) == (r["gain_se"] is None) == (r["reestimates"] < 2)
         assert r["ms_per_searched_decision"] > 0
+
+
+def test_search_belief_compares_each_samplers_worlds_with_the_true_deal(capsys):
+    """One deal: a JSON line per sampler, over the same decisions of the same seat; the true
+    deal's guard-card holder and hands scored as shares, every phase of the deal counted."""
+    sb = load_experiment("search_belief")
+    sb.main(["--games", "1", "search:w=4:sampler=prior", "search:w=4:sampler=policy"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["spec"] for r in rows] == ["search:w=4:sampler=prior", "search:w=4:sampler=policy"]
+    assert rows[0]["decisions"] == rows[1]["decisions"] > 10
+    for r in rows:
+        assert r["guard_worlds"] > 0 and 0 <= r["guard_right"] <= 1
+        assert 0.3 < r["cards_right"] < 1 and all(v is None or 0 < v <= 1 for v in r["by_phase"].values())
+        assert r["by_phase"][">120"] is not None and r["ms"] > 0
