@@ -58,7 +58,8 @@ class Collector:
     network (`DMCAgent.choose_many`). `frames`: a shared counter the games' steps are added to,
     or None. Kickstarting (`DMCConfig.teacher`): the learner's seats of a game play the
     teacher's moves when the game starts while this collector's share of the run's frames is
-    under its share of `teacher_frames`."""
+    under its share of `teacher_frames` (each game with the probability
+    `DMCConfig.teacher_share` gives, all of them with the default hard switch)."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
@@ -71,9 +72,7 @@ class Collector:
         self.buffers, self.free_queues, self.full_queue, self.frames = buffers, free_queues, full_queue, frames
         self.rng = np.random.default_rng(seed)
         self.staging: list[list[tuple]] = [[] for _ in nets]  # rows in CHUNK_FIELDS order
-        # kickstarting: this actor's share of the teacher's frames
-        self.teacher = make_agent(cfg.teacher, rules, seed=seed) if cfg.teacher else None
-        self.teacher_frames = cfg.teacher_frames // max(cfg.actors, 1)
+        self.teacher = make_agent(cfg.teacher, rules, seed=seed) if cfg.teacher else None  # kickstarting
         # frames this collector has played, counting its share of a resumed run's frames
         # (`start_frames`: the run's frames when it (re)started; the shared counter's by default)
         if start_frames is None:
@@ -81,7 +80,8 @@ class Collector:
         self.played = start_frames // max(cfg.actors, 1)
         self._no_row = np.zeros(self.agent.row_size, dtype=np.float32)  # demo and other of an untaught row
         self.games = TrainingGames(rules, cfg.games_per_actor, OpponentMix(cfg.opponent_mix), self.rng)
-        self.taught = np.full(cfg.games_per_actor, self._teaching())  # per row: its game plays the teacher's moves
+        # per row: its game plays the teacher's moves
+        self.taught = np.array([self._teaching() for _ in range(cfg.games_per_actor)])
 
     @property
     def bots(self) -> dict:
@@ -89,7 +89,13 @@ class Collector:
         return self.games.bots
 
     def _teaching(self) -> bool:
-        return self.teacher is not None and self.played < self.teacher_frames
+        """Whether a game starting now plays the teacher's moves (`DMCConfig.teacher_share` of
+        the run's frames, this collector's times the actors; a draw only where it is between
+        0 and 1)."""
+        if self.teacher is None:
+            return False
+        share = self.cfg.teacher_share(self.played * max(self.cfg.actors, 1))
+        return share >= 1 or (share > 0 and bool(self.rng.random() < share))
 
     def play_game(self) -> int:
         """Step the games until at least one has ended (each `step` moves every game once).

@@ -20,6 +20,8 @@ from .model import network_names
 
 #: The network layout of checkpoints written before the `networks` key existed.
 LEGACY_NETWORKS = "per_role"
+#: `DMCConfig.teacher_schedule`: how a kickstarting teacher hands the games over to the learner.
+TEACHER_SCHEDULES = ("switch", "linear")
 
 
 def checkpoint_networks(arch: dict[str, Any]) -> str:
@@ -72,6 +74,10 @@ class DMCConfig(RunConfig):
     the actors play its argmax). Empty: the learner plays from the first game."""
     teacher_frames: int = 0
     """Frames (all actors together) played with the `teacher`'s moves before the learner's."""
+    teacher_schedule: str = "switch"
+    """How the teacher hands over (`teacher_share`): "switch", every game taught until
+    `teacher_frames`, then none (a hard switch); "linear", each game taught with a probability
+    that falls from 1 to 0 over `teacher_frames` (half as many taught frames in all)."""
     teacher_margin: float = 0.0
     """Margin of the supervised loss on the teacher's decisions (DQfD's large-margin loss,
     with one other legal move drawn per decision): relu(Q(s, other) + margin - Q(s, teacher's
@@ -117,11 +123,21 @@ class DMCConfig(RunConfig):
         if self.batch_slots > self.slots_per_role // 2:
             raise ValueError(f"batch_slots ({self.batch_slots}) must be at most half of slots_per_role "
                              f"({self.slots_per_role}) so actors never starve")
+        if self.teacher_schedule not in TEACHER_SCHEDULES:
+            raise ValueError(f"teacher_schedule={self.teacher_schedule!r} is not one of "
+                             f"{', '.join(TEACHER_SCHEDULES)}")
         if (self.teacher_frames > 0) != bool(self.teacher):
             raise ValueError(f"teacher={self.teacher!r} with teacher_frames={self.teacher_frames}: set both "
                              "(an agent spec and a positive frame count) or neither")
         if self.backend == "ray" and self.actors < 1:
             raise ValueError(f"backend=ray needs actors >= 1 (the Ray actors that play), got {self.actors}")
+
+    def teacher_share(self, played: int) -> float:
+        """The share of the games starting after `played` frames (all actors together) that
+        play the teacher's moves, by `teacher_schedule`."""
+        if not self.teacher or played >= self.teacher_frames:
+            return 0.0
+        return 1.0 if self.teacher_schedule == "switch" else 1.0 - played / self.teacher_frames
 
     def opponent_specs(self) -> list[str]:
         """The agent specs the actors build: opponent_mix's (all but "self") and the teacher."""
