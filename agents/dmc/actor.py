@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import queue
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -23,6 +24,7 @@ from ..guard_belief import NO_LABEL, guard_label
 from ..nets.networks import ActionScorer
 from ..training.opponents import OpponentMix
 from ..training.common import seed_everything
+from ..training.sibling_deals import SiblingResults
 from ..training.training_games import Table, TrainingGames, Turn
 from .agent import DMCAgent
 from .config import DMCConfig
@@ -31,9 +33,10 @@ from .model import network_names
 
 #: What one learner decision leaves for the regression, in chunk order: observation, the
 #: row of the action taken (`DMCAgent.action_rows`), Monte-Carlo target, guard head's label
-#: (`guard_belief.guard_label`), and for kickstarting whether the teacher was asked
-#: ("taught"), the row of its move ("demo") and of another legal move ("other").
-CHUNK_FIELDS = ("obs", "action", "target", "guard", "taught", "demo", "other")
+#: (`guard_belief.guard_label`), for kickstarting whether the teacher was asked ("taught"),
+#: the row of its move ("demo") and of another legal move ("other"), and the seat's return
+#: (the target without its `target_baseline`: for the logs).
+CHUNK_FIELDS = ("obs", "action", "target", "guard", "taught", "demo", "other", "return")
 
 
 def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, torch.Tensor]:
@@ -47,6 +50,7 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
         "taught": torch.zeros(slots, T, dtype=torch.bool).share_memory_(),
         "demo": torch.zeros(slots, T, action_size).share_memory_(),
         "other": torch.zeros(slots, T, action_size).share_memory_(),
+        "return": torch.zeros(slots, T).share_memory_(),
     }
 
 
@@ -59,7 +63,10 @@ class Collector:
     or None. Kickstarting (`DMCConfig.teacher`): the learner's seats of a game play the
     teacher's moves when the game starts while this collector's share of the run's frames is
     under its share of `teacher_frames` (each game with the probability
-    `DMCConfig.teacher_share` gives, all of them with the default hard switch)."""
+    `DMCConfig.teacher_share` gives, all of them with the default hard switch). With
+    `target_baseline: sibling` an ended game waits in `siblings` until the other game of its
+    deal has ended, then both are staged; the games still waiting when the collector stops
+    are never staged."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
@@ -79,7 +86,10 @@ class Collector:
             start_frames = frames.value if frames is not None else 0
         self.played = start_frames // max(cfg.actors, 1)
         self._no_row = np.zeros(self.agent.row_size, dtype=np.float32)  # demo and other of an untaught row
-        self.games = TrainingGames(rules, cfg.games_per_actor, OpponentMix(cfg.opponent_mix), self.rng)
+        sibling = cfg.target_baseline == "sibling"
+        self.games = TrainingGames(rules, cfg.games_per_actor, OpponentMix(cfg.opponent_mix), self.rng,
+                                   siblings=sibling)
+        self.siblings = SiblingResults() if sibling else None  # ended games waiting for their sibling
         # per row: its game plays the teacher's moves
         self.taught = np.array([self._teaching() for _ in range(cfg.games_per_actor)])
 
@@ -117,7 +127,11 @@ class Collector:
         ended = self.games.advance(turn)
         steps = self.games.num_games
         for row, table, result in ended:
-            self._stage(table, result.scores)
+            if self.siblings is None:
+                self._stage(table, result.scores)
+            else:
+                for game, scores, baseline in self.siblings.ended(table, result.scores):
+                    self._stage(game, scores, baseline)
             self.taught[row] = self._teaching()
         self.played += steps
         if self.frames is not None:
@@ -169,23 +183,30 @@ class Collector:
             tables[b].records[seat].append((nets[i], obs[i], taken[i], guard_label(games.roles(b), seat), *extra))
         turn.actions[rows] = legal[picks]
 
-    def _stage(self, table: Table, scores) -> None:
-        """An ended game's learner decisions, each with its seat's Monte-Carlo return, to staging."""
+    def _return(self, score: float) -> float:
+        """A seat's Monte-Carlo return for its deal score (`reward_mode`, `reward_scale`)."""
+        return float(reward(score, self.cfg.reward_mode, self.cfg.reward_scale))
+
+    def _stage(self, table: Table, scores: Sequence[float], baseline: Sequence[float] | None = None) -> None:
+        """An ended game's learner decisions to staging, each with its seat's Monte-Carlo
+        return and its target: the return, less the return at that seat in the sibling game
+        (whose scores are `baseline`) under `target_baseline: sibling`."""
         for seat, records in enumerate(table.records):
             if not records:
                 continue
-            ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
+            ret = self._return(scores[seat])
+            target = ret if baseline is None else ret - self._return(baseline[seat])
             for net, obs, row, guard, *taught in records:
-                self.staging[net].append((obs, row, ret, guard, *taught))
+                self.staging[net].append((obs, row, target, guard, *taught, ret))
 
     def take_chunk(self, net: int) -> tuple[np.ndarray, ...]:
         """The oldest `unroll_length` staged rows of network `net`, one array per `CHUNK_FIELDS`."""
         T = self.cfg.unroll_length
         chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
-        obs, action, target, guard, taught, demo, other = zip(*chunk, strict=True)
+        obs, action, target, guard, taught, demo, other, ret = zip(*chunk, strict=True)
         rows = [np.array(part, dtype=np.float32) for part in (obs, action, demo, other)]  # 2-3x np.stack's speed
         return (rows[0], rows[1], np.array(target, dtype=np.float32), np.array(guard, dtype=np.int64),
-                np.array(taught, dtype=bool), rows[2], rows[3])
+                np.array(taught, dtype=bool), rows[2], rows[3], np.array(ret, dtype=np.float32))
 
     def _flush(self, net: int) -> bool:
         """Move one slot's worth of staged rows into a free slot; False when none is free
