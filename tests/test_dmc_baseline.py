@@ -25,6 +25,8 @@ from baohuang_env import get_rules
 from baohuang_env.batched.games import random_legal
 from baohuang_env.observation import observation_layout
 
+from helpers import load_experiment
+
 RULES = get_rules("jj")
 TINY = ["actors=0", "unroll_length=100000", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16"]
 EMPEROR_SIDE = {"emperor", "guard", "solo"}
@@ -165,3 +167,12 @@ def test_a_short_sibling_run_trains_and_logs_the_variances(tmp_path):
     assert max(return_var) > 0
     assert (run_dir / "model.pt").is_file()
 
+
+def test_the_variance_script_measures_both_modes():
+    tv = load_experiment("target_variance")
+    out = tv.measure("dmc:agents/pretrained/dmc_kickstart_jj.pt", games=6, seed=1, games_at_once=4)
+    assert set(out) == {"none", "sibling"}
+    none, sibling = out["none"], out["sibling"]
+    assert none["games"] >= 6 and none["decisions"] > 0 and none["target_var"] == none["return_var"]
+    assert sibling["games"] >= 6 and sibling["decisions"] > 0
+    assert sibling["target_var"] != sibling["return_var"]
