@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import queue
-from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -24,7 +23,6 @@ from ..guard_belief import NO_LABEL, guard_label
 from ..nets.networks import ActionScorer
 from ..training.opponents import OpponentMix
 from ..training.common import seed_everything
-from ..training.sibling_deals import SiblingResults
 from ..training.training_games import Table, TrainingGames, Turn
 from .agent import DMCAgent
 from .config import DMCConfig
@@ -34,8 +32,8 @@ from .model import network_names
 #: What one learner decision leaves for the regression, in chunk order: observation, the
 #: row of the action taken (`DMCAgent.action_rows`), Monte-Carlo target, guard head's label
 #: (`guard_belief.guard_label`), for kickstarting whether the teacher was asked ("taught"),
-#: the row of its move ("demo") and of another legal move ("other"), and the seat's return
-#: (the target without its `target_baseline`: for the logs).
+#: the row of its move ("demo") and of another legal move ("other"), and the seat's
+#: Monte-Carlo return (for the logs: what the targets' variance is compared with).
 CHUNK_FIELDS = ("obs", "action", "target", "guard", "taught", "demo", "other", "return")
 
 
@@ -63,10 +61,7 @@ class Collector:
     or None. Kickstarting (`DMCConfig.teacher`): the learner's seats of a game play the
     teacher's moves when the game starts while this collector's share of the run's frames is
     under its share of `teacher_frames` (each game with the probability
-    `DMCConfig.teacher_share` gives, all of them with the default hard switch). With
-    `target_baseline: sibling` an ended game waits in `siblings` until the other game of its
-    deal has ended, then both are staged; the games still waiting when the collector stops
-    are never staged."""
+    `DMCConfig.teacher_share` gives, all of them with the default hard switch)."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
@@ -86,10 +81,7 @@ class Collector:
             start_frames = frames.value if frames is not None else 0
         self.played = start_frames // max(cfg.actors, 1)
         self._no_row = np.zeros(self.agent.row_size, dtype=np.float32)  # demo and other of an untaught row
-        sibling = cfg.target_baseline == "sibling"
-        self.games = TrainingGames(rules, cfg.games_per_actor, OpponentMix(cfg.opponent_mix), self.rng,
-                                   siblings=sibling)
-        self.siblings = SiblingResults() if sibling else None  # ended games waiting for their sibling
+        self.games = TrainingGames(rules, cfg.games_per_actor, OpponentMix(cfg.opponent_mix), self.rng)
         # per row: its game plays the teacher's moves
         self.taught = np.array([self._teaching() for _ in range(cfg.games_per_actor)])
 
@@ -127,11 +119,7 @@ class Collector:
         ended = self.games.advance(turn)
         steps = self.games.num_games
         for row, table, result in ended:
-            if self.siblings is None:
-                self._stage(table, result.scores)
-            else:
-                for game, scores, baseline in self.siblings.ended(table, result.scores):
-                    self._stage(game, scores, baseline)
+            self._stage(table, result.scores)
             self.taught[row] = self._teaching()
         self.played += steps
         if self.frames is not None:
@@ -187,17 +175,15 @@ class Collector:
         """A seat's Monte-Carlo return for its deal score (`reward_mode`, `reward_scale`)."""
         return float(reward(score, self.cfg.reward_mode, self.cfg.reward_scale))
 
-    def _stage(self, table: Table, scores: Sequence[float], baseline: Sequence[float] | None = None) -> None:
+    def _stage(self, table: Table, scores) -> None:
         """An ended game's learner decisions to staging, each with its seat's Monte-Carlo
-        return and its target: the return, less the return at that seat in the sibling game
-        (whose scores are `baseline`) under `target_baseline: sibling`."""
+        return as target (and as return)."""
         for seat, records in enumerate(table.records):
             if not records:
                 continue
             ret = self._return(scores[seat])
-            target = ret if baseline is None else ret - self._return(baseline[seat])
             for net, obs, row, guard, *taught in records:
-                self.staging[net].append((obs, row, target, guard, *taught, ret))
+                self.staging[net].append((obs, row, ret, guard, *taught, ret))
 
     def take_chunk(self, net: int) -> tuple[np.ndarray, ...]:
         """The oldest `unroll_length` staged rows of network `net`, one array per `CHUNK_FIELDS`."""

@@ -22,8 +22,6 @@ from .model import network_names
 LEGACY_NETWORKS = "per_role"
 #: `DMCConfig.teacher_schedule`: how a kickstarting teacher hands the games over to the learner.
 TEACHER_SCHEDULES = ("switch", "linear")
-#: `DMCConfig.target_baseline`: what a Monte-Carlo target subtracts from the seat's return.
-TARGET_BASELINES = ("none", "sibling")
 
 
 def checkpoint_networks(arch: dict[str, Any]) -> str:
@@ -90,14 +88,6 @@ class DMCConfig(RunConfig):
     from, e.g. agents/pretrained/dmc_jj.pt; it must have this run's layout (`networks`,
     `hidden`, `head`) and rules. The optimizer starts afresh. Empty: random weights. A
     resumed run ignores it (it continues from its own checkpoint)."""
-    target_baseline: str = "none"
-    """What the regression target subtracts from the seat's return, against the luck of the
-    deal: "none" (the target is the return); "sibling", every deal is played by two games
-    and a decision's target is its seat's return less the return at the same seat in the
-    other game (`agents.training.sibling_deals`: against an opponent, the opponent plays
-    there the side the learner plays here). The baseline does not depend on this game's
-    actions, so the argmax of Q is unchanged in expectation. Measured: it raises the
-    targets' variance at the recipes' epsilon (docs/training.md, "A per-deal baseline")."""
     unroll_length: int = 64
     """Rows per buffer slot (transitions an actor writes before handing a slot over)."""
     slots_per_role: int = 48
@@ -136,9 +126,6 @@ class DMCConfig(RunConfig):
         if self.teacher_schedule not in TEACHER_SCHEDULES:
             raise ValueError(f"teacher_schedule={self.teacher_schedule!r} is not one of "
                              f"{', '.join(TEACHER_SCHEDULES)}")
-        if self.target_baseline not in TARGET_BASELINES:
-            raise ValueError(f"target_baseline={self.target_baseline!r} is not one of "
-                             f"{', '.join(TARGET_BASELINES)}")
         if (self.teacher_frames > 0) != bool(self.teacher):
             raise ValueError(f"teacher={self.teacher!r} with teacher_frames={self.teacher_frames}: set both "
                              "(an agent spec and a positive frame count) or neither")

@@ -98,16 +98,11 @@ def seat_bots(cache: dict[Hashable, list[Agent]], key: Hashable, spec: str, rule
     return bots
 
 
-def learner_side(rng: np.random.Generator) -> bool:
-    """Whether the learner keeps the emperor's side of a training game against an opponent
-    (else the rebels'): 50/50, as in the team evaluation."""
-    return bool(rng.random() < 0.5)
-
-
-def opponent_seats(game: Game | RowRoles, learner_emperor: bool) -> list[int]:
+def opponent_seats(game: Game | RowRoles, rng: np.random.Generator) -> list[int]:
     """The seats an opponent takes in a training game once the roles are fixed (the play
-    phase has begun): the side the learner does not keep (`learner_emperor`: it keeps the
-    emperor's side; drawn by `learner_side`). Its role-phase decisions at the opponent's
-    seats are not trained on (the result they lead to is the opponent's)."""
+    phase has begun): the emperor's side or the rebels', 50/50, as in the team evaluation.
+    The learner keeps the other side; its role-phase decisions at the opponent's seats are
+    not trained on (the result they lead to is the opponent's)."""
     emperor_side = {game.emperor, game.guard}
+    learner_emperor = bool(rng.random() < 0.5)
     return [seat for seat in range(NUM_SEATS) if (seat in emperor_side) != learner_emperor]

@@ -23,9 +23,7 @@ Every turn moves every game once:
 
 Deals are drawn from the trainer's `rng` in the training seed range (`TRAIN_SEED_START` up),
 so no evaluation deal is ever trained on; an ended game's row restarts within the same turn
-(the batched engine's "same_step" autoreset) with a new table. With `siblings`, every deal is
-played by two games, each table knowing its deal (`Table.deal`), and against an opponent the
-two give the learner opposite sides (`agents.training.sibling_deals`). The games run on the array
+(the batched engine's "same_step" autoreset) with a new table. The games run on the array
 engine (`BatchedGames(engine="arrays")`, the play phase on compiled kernels): a trainer reads a
 row's roles through `roles(row)`, not its `Game` (which `games` rebuilds on each access).
 """
@@ -46,8 +44,7 @@ from baohuang_env.game import PLAY, Game, GameResult
 from baohuang_env.rules import Rules
 from baohuang_env.seeds import TRAIN_SEED_START
 
-from .opponents import SELF, SNAPSHOTS, OpponentMix, learner_side, opponent_seats, seat_bots
-from .sibling_deals import Deal, OpponentDraw, SiblingDeals
+from .opponents import SELF, SNAPSHOTS, OpponentMix, opponent_seats, seat_bots
 
 #: Where the training deals' seeds lie (`baohuang_env.seeds`): above every evaluation seed.
 TRAIN_SEEDS = (TRAIN_SEED_START, 2**63 - 1)
@@ -59,11 +56,9 @@ class Table:
 
     `mode`: SELF, SNAPSHOTS or an agent spec; `opponent`: the snapshot, or the spec's per-seat
     agents; `controllers[seat]`: None for the learner, else the snapshot or the agent;
-    `records[seat]`: the trainer's records of the learner's decisions at that seat; `deal`:
-    the deal it shares with its sibling game (sibling mode), else None."""
+    `records[seat]`: the trainer's records of the learner's decisions at that seat."""
 
     mode: str
-    deal: Deal | None = None
     opponent: Any = None
     sides_pending: bool = False
     controllers: list[Any] = field(default_factory=lambda: [None] * NUM_SEATS)
@@ -100,14 +95,12 @@ class TrainingGames:
     """K training games stepped together; see the module docstring.
 
     `snapshot`: draws a pool snapshot for a SNAPSHOTS game (PPO), `rng` -> the snapshot.
-    `siblings`: play every deal twice (`agents.training.sibling_deals`).
     """
 
     def __init__(self, rules: Rules, num_games: int, mix: OpponentMix, rng: np.random.Generator,
-                 snapshot: Callable[[np.random.Generator], Any] | None = None, siblings: bool = False) -> None:
+                 snapshot: Callable[[np.random.Generator], Any] | None = None) -> None:
         self.rules = rules
         self.mix, self.rng, self._snapshot = mix, rng, snapshot
-        self.siblings = SiblingDeals(self._new_seed) if siblings else None
         self.bots: dict[Hashable, list[Agent]] = {}  # (row, spec) -> that row's per-seat agents
         self.batch = BatchedGames(rules, num_games, autoreset="same_step", observe=False,
                                   next_seed=self._deal, records=False, engine="arrays")
@@ -130,31 +123,19 @@ class TrainingGames:
         """Row `row`'s phase, emperor and guard (hidden facts: for labels and sides only)."""
         return self.batch.roles(row)
 
-    def _new_seed(self) -> int:
+    def _deal(self, row: int) -> int:
         return int(self.rng.integers(*TRAIN_SEEDS))
 
-    def _deal(self, row: int) -> int:
-        """The seed of row `row`'s next game (the sibling of a waiting deal, in sibling mode)."""
-        return self._new_seed() if self.siblings is None else self.siblings.deal(row)
-
-    def _draw_opponent(self) -> OpponentDraw:
-        """A new table's opponent: the mix's draw, and for a SNAPSHOTS game the snapshot."""
-        mode = self.mix.draw(self.rng)
-        if mode != SNAPSHOTS:
-            return mode, None
-        if self._snapshot is None:
-            raise ValueError(f"opponent_mix: {SNAPSHOTS!r} needs a snapshot pool")
-        return mode, self._snapshot(self.rng)
-
     def _new_table(self, row: int) -> Table:
-        deal = None if self.siblings is None else self.siblings.dealt(row)
-        mode, snapshot = self._draw_opponent() if deal is None else deal.opponent(self._draw_opponent)
-        table = Table(mode, deal=deal)
+        mode = self.mix.draw(self.rng)
+        table = Table(mode)
         if mode == SELF:
             return table
         table.sides_pending = True
         if mode == SNAPSHOTS:
-            table.opponent = snapshot
+            if self._snapshot is None:
+                raise ValueError(f"opponent_mix: {SNAPSHOTS!r} needs a snapshot pool")
+            table.opponent = self._snapshot(self.rng)
         else:
             table.opponent = seat_bots(self.bots, (row, mode), mode, self.rules, self.rng)
         self._assign_sides(row, table)
@@ -165,8 +146,7 @@ class TrainingGames:
         roles = self.batch.roles(row)
         if roles.phase != PLAY:
             return
-        learner_emperor = learner_side(self.rng) if table.deal is None else table.deal.side(self.rng)
-        for seat in opponent_seats(roles, learner_emperor):
+        for seat in opponent_seats(roles, self.rng):
             table.controllers[seat] = table.opponent if table.mode == SNAPSHOTS else table.opponent[seat]
             table.records[seat] = []  # its role-phase decisions were the learner's, its game is not
         table.sides_pending = False
