@@ -147,8 +147,8 @@ class Collector:
         taken = np.empty((rows.size, agent.row_size), dtype=np.float32)  # the row of each decision's move
         own = ~taught
         if own.any():  # only the rows of the moves made are built
-            choice[own], taken[own] = agent.choose_many(obs[own], masks[own], legal[np.repeat(own, counts)],
-                                                        counts[own], "taken")
+            choice[own], taken[own], _values = agent.choose_many(obs[own], masks[own], legal[np.repeat(own, counts)],
+                                                                 counts[own], "taken")
         if taught.any():  # the rows of every legal move: the demo and the other are among them
             action_rows = np.empty((len(legal), agent.row_size), dtype=np.float32)
             sel = np.repeat(taught, counts)
