@@ -12,7 +12,7 @@ import torch
 from agents.nets.action_features import ActionFeatures
 from agents.nets.advice import advice_size, make_advice
 from agents.training.config import load_config
-from agents.dmc.actor import Collector
+from agents.dmc.actor import Collector, Decision
 from agents.dmc.agent import DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.model import network_names, role_index, role_indices
@@ -199,10 +199,12 @@ class OldCollector(Collector):
         taught = self.taught[rows]
         choice = np.zeros(rows.size, dtype=np.int64)
         action_rows = np.empty((len(legal), agent.row_size), dtype=np.float32)
+        values = np.full(rows.size, np.nan)
         own = ~taught
         if own.any():
             sel = np.repeat(own, counts)
-            choice[own], action_rows[sel], _values = agent.choose_many(obs[own], masks[own], legal[sel], counts[own])
+            choice[own], action_rows[sel], values[own] = agent.choose_many(obs[own], masks[own], legal[sel],
+                                                                           counts[own])
         if taught.any():
             sel = np.repeat(taught, counts)
             action_rows[sel] = agent.action_rows_many(obs[taught], masks[taught], legal[sel], counts[taught])
@@ -220,7 +222,7 @@ class OldCollector(Collector):
                 k, extra = int(choice[i]), (False, self._no_row, self._no_row)
             turn.actions[b] = legal[a + k]
             label = guard_label(games.roles(b), seat)
-            tables[b].records[seat].append((nets[i], obs[i], action_rows[a + k], label, *extra))
+            tables[b].records[seat].append(Decision(nets[i], obs[i], action_rows[a + k], label, *extra, values[i]))
 
 
 SELF_PLAY = ["advice=none", "teacher=", "teacher_frames=0", "opponent_mix=self=1"]

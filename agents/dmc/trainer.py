@@ -160,7 +160,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
            heads: list[GuardHead] | None, optimizers: list, actors: Actors, payload: Callable[[], dict[str, Any]],
            log) -> RunClock:
     """The learner loop: take the chunks the actors send; when a network has a batch of them,
-    regress it on their Monte-Carlo targets (and train its guard-belief head, if any) on the
+    regress it on their targets (and train its guard-belief head, if any) on the
     learner's device, and bring the new weights to the actors' copy; log, checkpoint and
     evaluate on the clock, until the budget is spent. Returns the clock. `networks`: (the
     actors' CPU copies, the learner's: the same objects on the CPU)."""
@@ -175,7 +175,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
     recent_return = {r: [] for r in names}
     recent_guard: list[tuple[float, float, int]] = []  # guard head: (loss, accuracy, labelled rows)
     recent_margin: list[float] = []  # kickstarting's margin loss
-    recent_var: list[float] = []  # per batch: the targets' variance
+    recent_var: list[tuple[float, float]] = []  # per batch: the targets' variance, the returns'
 
     def learn(net: int) -> None:
         """One regression step of network `net` on a batch of its chunks."""
@@ -202,7 +202,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
         counters.rows += target.numel()
         recent_loss[names[net]].append(loss.item())
         recent_return[names[net]].append(returns.mean().item())
-        recent_var.append(target.var().item())
+        recent_var.append((target.var().item(), returns.var().item()))
         actors.publish()
 
     while not clock.done():
@@ -222,8 +222,11 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
                     run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
                     run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
             losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
-            if recent_var:  # the regression's noise
-                run.writer.add_scalar("charts/target_var", float(np.mean(recent_var)), step)
+            if recent_var:  # the regression's noise, and what `target_lambda` takes off it
+                v = np.mean(recent_var, axis=0)
+                run.writer.add_scalar("charts/target_var", float(v[0]), step)
+                if cfg.target_lambda < 1:
+                    run.writer.add_scalar("charts/return_var", float(v[1]), step)
                 recent_var.clear()
             if recent_margin:
                 run.writer.add_scalar("losses/teacher_margin", float(np.mean(recent_margin)), step)
