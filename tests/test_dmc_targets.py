@@ -23,6 +23,8 @@ from agents.training.curves import read_scalars
 from baohuang_env import get_rules
 from baohuang_env.observation import observation_layout
 
+from helpers import load_experiment
+
 RULES = get_rules("jj")
 TINY = ["actors=0", "unroll_length=100000", "slots_per_role=8", "batch_slots=2", "hidden=32", "head=16"]
 
@@ -157,3 +159,12 @@ def test_a_short_run_trains_and_logs_the_targets_variance_and_under_lambda_the_r
         return_var = [v for _step, v in scalars["charts/return_var"]]
         assert len(return_var) == len(target_var) and all(np.isfinite(return_var)) and target_var != return_var
     assert (run_dir / "model.pt").is_file()
+
+
+def test_the_variance_script_computes_every_lambdas_targets_from_one_set_of_games():
+    tv = load_experiment("target_variance")
+    out = tv.measure("dmc:agents/pretrained/dmc_kickstart_jj.pt", games=6, seed=1, games_at_once=4)
+    assert out["games"] >= 6 and out["decisions"] > 0 and set(out["lambdas"]) == {"1.0", "0.9", "0.7", "0.5"}
+    mc = out["lambdas"]["1.0"]
+    assert mc["gap_to_return"] == 0 and mc["var_over_returns"] == 1
+    assert all(f["gap_to_return"] > 0 and f["target_var"] > 0 for lam, f in out["lambdas"].items() if lam != "1.0")
