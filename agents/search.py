@@ -660,7 +660,7 @@ class SearchAgent:
         if self._rollout is self.base:
             at, legal = np.nonzero(masks)
             counts = np.bincount(at, minlength=len(masks))
-            best, _rows = self.base.choose_many(batch.observe(live), masks, legal, counts, rows="taken")
+            best, _rows, _values = self.base.choose_many(batch.observe(live), masks, legal, counts, rows="taken")
             return legal[np.cumsum(counts) - counts + best]
         players = [randoms[b] for b in live.tolist()] if randoms is not None else [self._rollout] * live.size
         return np.asarray(act_each(players, masks, lambda js: batch.observe(live[js])))

@@ -12,7 +12,7 @@ import torch
 from agents.nets.action_features import ActionFeatures
 from agents.nets.advice import advice_size, make_advice
 from agents.training.config import load_config
-from agents.dmc.actor import Collector
+from agents.dmc.actor import Collector, Decision
 from agents.dmc.agent import DMCAgent
 from agents.dmc.config import DMCConfig
 from agents.dmc.model import network_names, role_index, role_indices
@@ -137,16 +137,34 @@ def test_the_batched_choices_and_rows_are_those_of_the_rows_scored_the_old_way(n
             mine = segment == i
             q[mine] = reference_scores(nets[net], obs[i:i + 1], counts[i:i + 1], rows[mine])
         starts = np.cumsum(counts) - counts
-        best, all_rows = agent.choose_many(obs, masks, legal, counts)
-        again, taken = agent.choose_many(obs, masks, legal, counts, "taken")
+        best, all_rows, values = agent.choose_many(obs, masks, legal, counts)
+        again, taken, same = agent.choose_many(obs, masks, legal, counts, "taken")
         np.testing.assert_array_equal(best, again)
+        np.testing.assert_array_equal(values, same)
         np.testing.assert_array_equal(all_rows, rows)
         np.testing.assert_array_equal(taken, rows[starts + best])
+        np.testing.assert_allclose(values, q[starts + best], rtol=1e-5, atol=1e-6)  # the chosen moves' Q
+        np.testing.assert_allclose(agent.row_values(obs, taken), values, rtol=1e-5, atol=1e-6)
         for i, (a, c) in enumerate(zip(starts, counts, strict=True)):
             old = int(np.argmax(q[a:a + c]))
             assert best[i] == old or np.isclose(q[a + best[i]], q[a + old], rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="'all' or 'taken'"):
         agent.choose_many(obs, masks, legal, counts, "chosen")
+
+
+def test_the_values_choose_many_returns_are_those_of_the_moves_taken_explored_ones_too():
+    torch.manual_seed(4)
+    agent = DMCAgent(RULES, [ActionScorer(Encoder(RULES).size, STATIC.shape[1])], epsilon=0.5, seed=1)
+    explored = 0
+    for obs, masks, legal, counts in real_batches(4):
+        best, taken, values = agent.choose_many(obs, masks, legal, counts, "taken")
+        rows = agent.action_rows_many(obs, masks, legal, counts)
+        for i, a in enumerate((np.cumsum(counts) - counts).tolist()):
+            q = agent.scores(obs[i], rows[a:a + counts[i]])
+            assert np.isclose(values[i], q[best[i]], rtol=1e-5, atol=1e-6)
+            explored += not np.isclose(q[best[i]], q.max())
+        np.testing.assert_allclose(agent.row_values(obs, taken), values, rtol=1e-5, atol=1e-6)
+    assert explored
 
 
 def test_role_indices_are_role_index_row_by_row():
@@ -181,10 +199,12 @@ class OldCollector(Collector):
         taught = self.taught[rows]
         choice = np.zeros(rows.size, dtype=np.int64)
         action_rows = np.empty((len(legal), agent.row_size), dtype=np.float32)
+        values = np.full(rows.size, np.nan)
         own = ~taught
         if own.any():
             sel = np.repeat(own, counts)
-            choice[own], action_rows[sel] = agent.choose_many(obs[own], masks[own], legal[sel], counts[own])
+            choice[own], action_rows[sel], values[own] = agent.choose_many(obs[own], masks[own], legal[sel],
+                                                                           counts[own])
         if taught.any():
             sel = np.repeat(taught, counts)
             action_rows[sel] = agent.action_rows_many(obs[taught], masks[taught], legal[sel], counts[taught])
@@ -202,7 +222,7 @@ class OldCollector(Collector):
                 k, extra = int(choice[i]), (False, self._no_row, self._no_row)
             turn.actions[b] = legal[a + k]
             label = guard_label(games.roles(b), seat)
-            tables[b].records[seat].append((nets[i], obs[i], action_rows[a + k], label, *extra))
+            tables[b].records[seat].append(Decision(nets[i], obs[i], action_rows[a + k], label, *extra, values[i]))
 
 
 SELF_PLAY = ["advice=none", "teacher=", "teacher_frames=0", "opponent_mix=self=1"]

@@ -134,7 +134,7 @@ def test_batched_choices_are_the_one_at_a_time_choices(networks, advice):
     masks = np.stack([m for _, m in decisions])
     legal = [np.flatnonzero(m) for m in masks]
     counts = np.array([len(x) for x in legal])
-    choice, rows = agent.choose_many(obs, masks, np.concatenate(legal), counts)
+    choice, rows, _values = agent.choose_many(obs, masks, np.concatenate(legal), counts)
     starts = np.cumsum(counts) - counts
     for i, (o, m) in enumerate(decisions):
         action, _row = agent.act_with_row(o, m, legal[i])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import queue
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -27,13 +28,33 @@ from ..training.training_games import Table, TrainingGames, Turn
 from .agent import DMCAgent
 from .config import DMCConfig
 from .model import network_names
+from .targets import lambda_returns
 
 
 #: What one learner decision leaves for the regression, in chunk order: observation, the
-#: row of the action taken (`DMCAgent.action_rows`), Monte-Carlo target, guard head's label
-#: (`guard_belief.guard_label`), and for kickstarting whether the teacher was asked
-#: ("taught"), the row of its move ("demo") and of another legal move ("other").
-CHUNK_FIELDS = ("obs", "action", "target", "guard", "taught", "demo", "other")
+#: row of the action taken (`DMCAgent.action_rows`), target (`target_lambda`), guard head's
+#: label (`guard_belief.guard_label`), for kickstarting whether the teacher was asked ("taught"),
+#: the row of its move ("demo") and of another legal move ("other"), and the seat's
+#: Monte-Carlo return (for the logs: what the targets' variance is compared with).
+CHUNK_FIELDS = ("obs", "action", "target", "guard", "taught", "demo", "other", "return")
+
+
+class Decision(NamedTuple):
+    """One learner decision as its game's records keep it (`Table.records`) until the game
+    ends: the index of the network that scored it, its observation, the row of the move taken,
+    the guard head's label, kickstarting's part (taught, demo row, other row: `CHUNK_FIELDS`),
+    and `value`, the network's Q of the move taken as computed when acting (what the
+    λ-returns of the seat's earlier decisions bootstrap from; NaN for a teacher's move when
+    `target_lambda` is 1, where it is never read)."""
+
+    net: int
+    obs: np.ndarray
+    row: np.ndarray
+    guard: int
+    taught: bool
+    demo: np.ndarray
+    other: np.ndarray
+    value: float
 
 
 def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, torch.Tensor]:
@@ -47,6 +68,7 @@ def make_buffers(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, t
         "taught": torch.zeros(slots, T, dtype=torch.bool).share_memory_(),
         "demo": torch.zeros(slots, T, action_size).share_memory_(),
         "other": torch.zeros(slots, T, action_size).share_memory_(),
+        "return": torch.zeros(slots, T).share_memory_(),
     }
 
 
@@ -130,10 +152,12 @@ class Collector:
 
     def _learner_moves(self, turn: Turn) -> None:
         """The moves of the learner's decisions of this turn (`turn.learner`), recorded with
-        the row the network reads for them and the teacher's part (taught, demo row, other
-        row): in a taught game the move is the teacher's (ε-greedy), and the rows of its move
-        and of another legal move (uniform) go along for the margin loss; in the others it
-        is the learner's, all scored in one call."""
+        the row the network reads for them, the teacher's part (taught, demo row, other row)
+        and the Q of the move (`Decision`): in a taught game the move is the teacher's
+        (ε-greedy), and the rows of its move and of another legal move (uniform) go along for
+        the margin loss (with `target_lambda` < 1, the Q of the teacher's moves is one more
+        network call over their rows); in the others it is the learner's, all scored in one
+        call, which gives their Q too."""
         games, tables, agent = self.games, self.games.tables, self.agent
         rows = turn.learner
         obs = self.games.observe(rows)
@@ -143,49 +167,60 @@ class Collector:
         taught = self.taught[rows]
         choice = np.zeros(rows.size, dtype=np.int64)
         taken = np.empty((rows.size, agent.row_size), dtype=np.float32)  # the row of each decision's move
+        values = np.full(rows.size, np.nan, dtype=np.float32)  # the Q of each decision's move
         own = ~taught
         if own.any():  # only the rows of the moves made are built
-            choice[own], taken[own] = agent.choose_many(obs[own], masks[own], legal[np.repeat(own, counts)],
-                                                        counts[own], "taken")
+            choice[own], taken[own], values[own] = agent.choose_many(
+                obs[own], masks[own], legal[np.repeat(own, counts)], counts[own], "taken")
         if taught.any():  # the rows of every legal move: the demo and the other are among them
             action_rows = np.empty((len(legal), agent.row_size), dtype=np.float32)
             sel = np.repeat(taught, counts)
             action_rows[sel] = agent.action_rows_many(obs[taught], masks[taught], legal[sel], counts[taught])
         nets = agent.networks_of(obs).tolist()
         untaught = (False, self._no_row, self._no_row)
-        picks = []  # index in `legal` of each decision's move
-        for i, (b, seat, a, c, t, k) in enumerate(zip(rows.tolist(), turn.seats[rows].tolist(), starts, counts.tolist(),
-                                                      taught.tolist(), choice.tolist(), strict=True)):
+        picks, extras = [], []  # index in `legal` of each decision's move; the teacher's part
+        for i, (a, c, t, k) in enumerate(zip(starts, counts.tolist(), taught.tolist(), choice.tolist(), strict=True)):
             if t:
                 demo = int(np.searchsorted(legal[a:a + c], self.teacher.act(obs[i], masks[i])))
                 k = int(self.rng.integers(c)) if self.rng.random() < self.cfg.epsilon else demo
                 other = int(self.rng.integers(c - 1))
                 other += other >= demo  # uniform over the legal moves but the teacher's
                 taken[i] = action_rows[a + k]
-                extra = (True, action_rows[a + demo], action_rows[a + other])
+                extras.append((True, action_rows[a + demo], action_rows[a + other]))
             else:
-                extra = untaught
+                extras.append(untaught)
             picks.append(a + k)
-            tables[b].records[seat].append((nets[i], obs[i], taken[i], guard_label(games.roles(b), seat), *extra))
+        if taught.any() and self.cfg.target_lambda < 1:  # the teacher's moves' Q, for the λ-returns
+            values[taught] = agent.row_values(obs[taught], taken[taught])
+        for i, (b, seat) in enumerate(zip(rows.tolist(), turn.seats[rows].tolist(), strict=True)):
+            tables[b].records[seat].append(Decision(nets[i], obs[i], taken[i], guard_label(games.roles(b), seat),
+                                                    *extras[i], float(values[i])))
         turn.actions[rows] = legal[picks]
 
+    def _return(self, score: float) -> float:
+        """A seat's Monte-Carlo return for its deal score (`reward_mode`, `reward_scale`)."""
+        return float(reward(score, self.cfg.reward_mode, self.cfg.reward_scale))
+
     def _stage(self, table: Table, scores) -> None:
-        """An ended game's learner decisions, each with its seat's Monte-Carlo return, to staging."""
+        """An ended game's learner decisions to staging, each with its target and its seat's
+        Monte-Carlo return: the target is the return (`target_lambda` 1), or the λ-return over
+        the seat's decisions in the game (`targets.lambda_returns`)."""
         for seat, records in enumerate(table.records):
             if not records:
                 continue
-            ret = float(reward(scores[seat], self.cfg.reward_mode, self.cfg.reward_scale))
-            for net, obs, row, guard, *taught in records:
-                self.staging[net].append((obs, row, ret, guard, *taught))
+            ret = self._return(scores[seat])
+            targets = lambda_returns([d.value for d in records], ret, self.cfg.target_lambda)
+            for d, target in zip(records, targets, strict=True):
+                self.staging[d.net].append((d.obs, d.row, target, d.guard, d.taught, d.demo, d.other, ret))
 
     def take_chunk(self, net: int) -> tuple[np.ndarray, ...]:
         """The oldest `unroll_length` staged rows of network `net`, one array per `CHUNK_FIELDS`."""
         T = self.cfg.unroll_length
         chunk, self.staging[net] = self.staging[net][:T], self.staging[net][T:]
-        obs, action, target, guard, taught, demo, other = zip(*chunk, strict=True)
+        obs, action, target, guard, taught, demo, other, ret = zip(*chunk, strict=True)
         rows = [np.array(part, dtype=np.float32) for part in (obs, action, demo, other)]  # 2-3x np.stack's speed
         return (rows[0], rows[1], np.array(target, dtype=np.float32), np.array(guard, dtype=np.int64),
-                np.array(taught, dtype=bool), rows[2], rows[3])
+                np.array(taught, dtype=bool), rows[2], rows[3], np.array(ret, dtype=np.float32))
 
     def _flush(self, net: int) -> bool:
         """Move one slot's worth of staged rows into a free slot; False when none is free

@@ -171,31 +171,46 @@ class DMCAgent:
         return rows if advice is None else np.concatenate([rows, advice], axis=1)
 
     def choose_many(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
-                    counts: np.ndarray, rows: str = "all") -> tuple[np.ndarray, np.ndarray]:
+                    counts: np.ndarray, rows: str = "all") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """n decisions at once, ε-greedy in Q (arguments as `action_rows_many`). Returns the
-        index of each choice within its decision's legal ids (n,) and action rows: with
-        `rows` "all", the rows the network read (sum(counts), A), as `act_with_row` gives one
+        index of each choice within its decision's legal ids (n,), action rows: with `rows`
+        "all", the rows the network read (sum(counts), A), as `act_with_row` gives one
         decision's; with "taken", the rows of the chosen actions only (n, A), what an actor
-        stores for the learner, without building the static rows of the others. The network
-        runs once per network for the whole batch, by action id (`NumpyScorer.score_ids`)."""
+        stores for the learner, without building the static rows of the others; and the Q of
+        each chosen action (n,), an explored one's too (what an actor's λ-returns bootstrap
+        from, `agents.dmc.targets`). The network runs once per network for the whole batch,
+        by action id (`NumpyScorer.score_ids`)."""
         if rows not in ("all", "taken"):
             raise ValueError(f"rows must be 'all' or 'taken', got {rows!r}")
-        best, advice = self._choose(observations, masks, legal, counts)
+        best, values, advice = self._choose(observations, masks, legal, counts)
         if rows == "all":
-            return best, self._rows(legal, advice)
+            return best, self._rows(legal, advice), values
         taken = np.cumsum(counts) - counts + best
-        return best, self._rows(legal[taken], None if advice is None else advice[taken])
+        return best, self._rows(legal[taken], None if advice is None else advice[taken]), values
 
     def _choose(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
-                counts: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The ε-greedy choices (n,) of `choose_many`, and the advice columns the network read
-        (`_advice_many`)."""
+                counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The ε-greedy choices (n,) of `choose_many`, their Q (n,), and the advice columns the
+        network read (`_advice_many`)."""
         advice = self._advice_many(observations, masks, legal, counts)
-        best = _padded(self._q_many(observations, legal, counts, advice), counts).argmax(axis=1)
+        q = self._q_many(observations, legal, counts, advice)
+        best = _padded(q, counts).argmax(axis=1)
         if self.epsilon:
             explore = np.flatnonzero(self.rng.random(len(counts)) < self.epsilon)
             best[explore] = (self.rng.random(explore.size) * counts[explore]).astype(np.int64)
-        return best, advice
+        return best, q[np.cumsum(counts) - counts + best], advice
+
+    def row_values(self, observations: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Q of one action row per decision (n,): `rows` (n, A), built (`action_rows`), in
+        `observations` (n, O), each network run once (the value of a move chosen elsewhere: a
+        kickstarting teacher's)."""
+        q = np.empty(len(observations), dtype=np.float32)
+        nets = self.networks_of(observations)
+        for net in np.unique(nets).tolist():
+            mine = nets == net
+            q[mine] = self._numpy[net].score_segments(observations[mine], np.ones(int(mine.sum()), dtype=np.int64),
+                                                      rows[mine])
+        return q
 
     def _q_many(self, observations: np.ndarray, legal: np.ndarray, counts: np.ndarray,
                 advice: np.ndarray | None) -> np.ndarray:

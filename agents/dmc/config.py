@@ -88,6 +88,12 @@ class DMCConfig(RunConfig):
     from, e.g. agents/pretrained/dmc_jj.pt; it must have this run's layout (`networks`,
     `hidden`, `head`) and rules. The optimizer starts afresh. Empty: random weights. A
     resumed run ignores it (it continues from its own checkpoint)."""
+    target_lambda: float = 1.0
+    """λ of the regression targets (`agents.dmc.targets`): 1, each learner decision is
+    regressed on its seat's Monte-Carlo return; below 1, on the λ-return over that seat's
+    decisions in the game, which bootstraps from the network's Q of the seat's next moves
+    (as computed when the actor chose them): less variance, some bias (docs/training.md,
+    "Lower-variance targets"). In [0, 1]."""
     unroll_length: int = 64
     """Rows per buffer slot (transitions an actor writes before handing a slot over)."""
     slots_per_role: int = 48
@@ -117,6 +123,7 @@ class DMCConfig(RunConfig):
         check_opponent_mix(self.opponent_mix, special=(SELF,))
         check_bounds(self, {
             "actors": NON_NEGATIVE, "games_per_actor": POSITIVE, "epsilon": PROBABILITY,
+            "target_lambda": PROBABILITY,
             "teacher_frames": NON_NEGATIVE, "teacher_margin": NON_NEGATIVE, "unroll_length": POSITIVE,
             "slots_per_role": POSITIVE, "batch_slots": POSITIVE, "learning_rate": NON_NEGATIVE,
             "max_grad_norm": POSITIVE, "hidden": POSITIVE, "head": POSITIVE})

@@ -29,7 +29,8 @@ from .model import network_names
 
 #: One network's rows, ready for the regression: one tensor per `actor.CHUNK_FIELDS`
 #: (observations (T, O), action rows (T, A), Monte-Carlo targets (T,), the guard head's
-#: labels (T,), and kickstarting's taught flags (T,), demo and other rows (T, A)).
+#: labels (T,), kickstarting's taught flags (T,), demo and other rows (T, A), and the seats'
+#: Monte-Carlo returns (T,)).
 Chunk = tuple[torch.Tensor, ...]
 
 

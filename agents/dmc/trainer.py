@@ -160,7 +160,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
            heads: list[GuardHead] | None, optimizers: list, actors: Actors, payload: Callable[[], dict[str, Any]],
            log) -> RunClock:
     """The learner loop: take the chunks the actors send; when a network has a batch of them,
-    regress it on their Monte-Carlo returns (and train its guard-belief head, if any) on the
+    regress it on their targets (and train its guard-belief head, if any) on the
     learner's device, and bring the new weights to the actors' copy; log, checkpoint and
     evaluate on the clock, until the budget is spent. Returns the clock. `networks`: (the
     actors' CPU copies, the learner's: the same objects on the CPU)."""
@@ -175,12 +175,13 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
     recent_return = {r: [] for r in names}
     recent_guard: list[tuple[float, float, int]] = []  # guard head: (loss, accuracy, labelled rows)
     recent_margin: list[float] = []  # kickstarting's margin loss
+    recent_var: list[tuple[float, float]] = []  # per batch: the targets' variance, the returns'
 
     def learn(net: int) -> None:
         """One regression step of network `net` on a batch of its chunks."""
         chunks, pending[net] = pending[net][:cfg.batch_slots], pending[net][cfg.batch_slots:]
-        obs, act, target, guard, taught, demo, other = (torch.cat(part).to(device)
-                                                        for part in zip(*chunks, strict=True))
+        obs, act, target, guard, taught, demo, other, returns = (torch.cat(part).to(device)
+                                                                 for part in zip(*chunks, strict=True))
         loss = torch.nn.functional.mse_loss(nets[net](obs, act), target)
         if cfg.teacher_margin > 0 and taught.any():  # kickstarting: rank the teacher's move first
             o = obs[taught]
@@ -200,7 +201,8 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
         counters.updates += 1
         counters.rows += target.numel()
         recent_loss[names[net]].append(loss.item())
-        recent_return[names[net]].append(target.mean().item())
+        recent_return[names[net]].append(returns.mean().item())
+        recent_var.append((target.var().item(), returns.var().item()))
         actors.publish()
 
     while not clock.done():
@@ -220,6 +222,12 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
                     run.writer.add_scalar(f"losses/{r}_loss", float(np.mean(recent_loss[r])), step)
                     run.writer.add_scalar(f"charts/mean_return_{r}", float(np.mean(recent_return[r])), step)
             losses = " ".join(f"{r}={np.mean(v):.3f}" for r, v in recent_loss.items() if v)
+            if recent_var:  # the regression's noise, and what `target_lambda` takes off it
+                v = np.mean(recent_var, axis=0)
+                run.writer.add_scalar("charts/target_var", float(v[0]), step)
+                if cfg.target_lambda < 1:
+                    run.writer.add_scalar("charts/return_var", float(v[1]), step)
+                recent_var.clear()
             if recent_margin:
                 run.writer.add_scalar("losses/teacher_margin", float(np.mean(recent_margin)), step)
                 recent_margin.clear()
