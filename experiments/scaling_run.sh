@@ -5,9 +5,12 @@
 # checkpoint (written every minute; Ctrl-C or SIGTERM stops with one); across sessions, from the
 # kept copy: mkdir -p runs/scaling && cp -r experiments/checkpoints/kickstart_jj_scaling runs/scaling/
 # In the background: nice bash experiments/scaling_run.sh > scaling.log 2>&1 &
+# Other stages: bash experiments/scaling_run.sh 25 50 100 150 200 (a longer curve from the same run).
 set -e
 mkdir -p runs/scaling
-for minutes in 25 50 100 150; do
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(25 50 100 150)
+for minutes in "${stages[@]}"; do
   run=$(ls -d runs/scaling/*/ 2>/dev/null | head -1)
   [ -n "$run" ] && [ -f "$run/snapshots/model_$minutes.pt" ] && continue
   if [ -n "$run" ] && [ -f "$run/checkpoint.pt" ]; then

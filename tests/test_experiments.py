@@ -129,3 +129,47 @@ def test_search_belief_compares_each_samplers_worlds_with_the_true_deal(capsys):
         assert r["guard_worlds"] > 0 and 0 <= r["guard_right"] <= 1
         assert 0.3 < r["cards_right"] < 1 and all(v is None or 0 < v <= 1 for v in r["by_phase"].values())
         assert r["by_phase"][">120"] is not None and r["ms"] > 0
+
+
+def test_scaling_curve_plays_each_snapshot_once_and_reads_its_counters(tmp_path, capsys, monkeypatch):
+    """Two snapshots (copies of the shipped agent with their own counters), one deal: each
+    against the heuristic and the later one head to head against the earlier; a second call
+    reads the reports it wrote instead of playing again."""
+    import shutil
+
+    import torch
+
+    sc = load_experiment("scaling_curve")
+    run = tmp_path / "run"
+    (run / "snapshots").mkdir(parents=True)
+    for minutes, frames in ((50, 1000), (100, 3000)):
+        model = torch.load(ROOT / "agents/pretrained/dmc_kickstart_jj.pt", weights_only=False)
+        model["counters"] = {**model["counters"], "frames": frames, "updates": frames // 10}
+        torch.save(model, run / "snapshots" / f"model_{minutes}.pt")
+    (run / "snapshots" / "model_best.pt").write_bytes(b"not a stage")  # not model_<minutes>: left alone
+    monkeypatch.chdir(tmp_path)
+    args = [str(run), "--deals", "1", "--deal-seed", "21000000", "--workers", "1"]
+    sc.main([*args, "--out", str(tmp_path / "curve.png")])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["minutes"], r["frames"], r["updates"]) for r in rows] == [(50, 1000, 100), (100, 3000, 300)]
+    assert "vs_previous" not in rows[0] and rows[1]["vs_previous"]["of"] == 50
+    assert "vs_50" not in rows[1]  # the 50-minute snapshot is the one before: no second comparison
+    for rate in (rows[0]["vs_heuristic"], rows[1]["vs_heuristic"], rows[1]["vs_previous"]):
+        assert rate["deals"] == 1 and 0 <= rate["low"] <= rate["rate"] <= rate["high"] <= 1
+    same_agent = rows[1]["vs_previous"]
+    assert same_agent["rate"] == 0.5  # the same network on both sides plays both games alike
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+    reports = sorted(p.parent.name for p in (run / "scaling_eval").rglob("report.json"))
+    assert reports == ["model_100_vs_heuristic", "model_100_vs_model_50", "model_50_vs_heuristic"]
+    shutil.rmtree(run / "scaling_eval" / "model_100_vs_model_50")  # a missing comparison is played again
+    sc.main(args)
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == rows
+    assert len(list((run / "scaling_eval").rglob("report.json"))) == 3
+
+
+def test_ablation_run_refuses_an_unknown_variant(tmp_path):
+    done = subprocess.run(["bash", str(ROOT / "experiments" / "ablation_run.sh"), "1", "sibling"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert "unknown variant sibling; known:" in done.stderr and "lambda" in done.stderr
+    assert not (tmp_path / "runs").exists()

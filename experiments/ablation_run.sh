@@ -1,0 +1,43 @@
+#!/bin/bash
+# Issue 37, point 2: the recipe measured piece by piece. Today's kickstart recipe
+# (configs/dmc_kickstart.yaml, seed 11) and each change alone and all together, every run the
+# same minutes of training on the 2 cores, one after the other (never side by side: equal
+# training time means equal cores), each in runs/ablation/<variant>/.
+#
+#   bash experiments/ablation_run.sh [MINUTES] [VARIANT ...]     # default: 50, every variant
+#   nice bash experiments/ablation_run.sh 50 > ablation.log 2>&1 &
+#
+# Resumable: a variant whose run has its model_<MINUTES>.pt is done; one with a checkpoint
+# continues from it (written every minute; Ctrl-C or SIGTERM stops with one). Then evaluate
+# each on the tuning deals, against the heuristic and head to head against the base:
+#   baohuang eval --agents dmc:runs/ablation/VARIANT/RUN/model.pt dmc:runs/ablation/base/RUN/model.pt heuristic \
+#       --pairs all --protocol team --deals 1000 --deal-seed 21000000
+set -e
+minutes=${1:-50}
+shift || true
+declare -A changes=(
+  [base]=""
+  [linear]="teacher_schedule=linear"
+  [pool]="opponent_mix=self=0.1,snapshots=0.1,heuristic=0.8"
+  [lambda]="target_lambda=0.9"
+  [guard_head]="guard_head_weight=0.5"
+  [all]="teacher_schedule=linear opponent_mix=self=0.1,snapshots=0.1,heuristic=0.8 target_lambda=0.9 guard_head_weight=0.5"
+)
+variants=("$@")
+[ ${#variants[@]} -eq 0 ] && variants=(base linear lambda guard_head pool all)
+for variant in "${variants[@]}"; do
+  [ -v "changes[$variant]" ] || { echo "unknown variant $variant; known: ${!changes[*]}" >&2; exit 2; }
+  dir=runs/ablation/$variant
+  run=$(ls -d "$dir"/*/ 2>/dev/null | head -1)
+  [ -n "$run" ] && [ -f "$run/snapshots/model_$minutes.pt" ] && continue
+  echo "[ablation] $variant: ${changes[$variant]:-the recipe as it is}, $minutes minutes" >&2
+  if [ -n "$run" ] && [ -f "$run/checkpoint.pt" ]; then
+    baohuang train dmc --resume "$run" total_minutes="$minutes" eval_minutes=0 --no-eval
+  else
+    # shellcheck disable=SC2086  # the changes are separate overrides
+    baohuang train dmc --config dmc_kickstart ${changes[$variant]} exp_name="kickstart_$variant" \
+      total_minutes="$minutes" eval_minutes=0 runs_dir="$dir" --no-eval
+    run=$(ls -d "$dir"/*/ | head -1)
+  fi
+  mkdir -p "$run/snapshots" && cp "$run/model.pt" "$run/snapshots/model_$minutes.pt"
+done
