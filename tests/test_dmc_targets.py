@@ -131,7 +131,7 @@ def test_the_ray_backends_collector_stages_the_same_lambda_targets():
     cfg = load_config(DMCConfig, None, [*TINY, "games_per_actor=3", "unroll_length=32", "target_lambda=0.5"])
     torch.manual_seed(0)
     nets = [ActionScorer(observation_layout(RULES).size, ActionFeatures(RULES).size, cfg.hidden, cfg.head)]
-    remote = _ChunkCollector(cfg, RULES, nets, seed=3, start_frames=0)
+    remote = _ChunkCollector(cfg, RULES, nets, seed=3, start_frames=0, pool=None)
     local = Collector(cfg, RULES, nets, {}, [queue.Queue()], queue.Queue(), None, seed=3, blocking=False)
     while not remote.out:
         remote.play_game()

@@ -17,7 +17,8 @@ from agents.training.config import load_config
 from agents.dmc.agent import DMCAgent
 from baohuang_eval import evaluate_against
 from agents.ppo import ActorCritic, MaskedCategorical, PPOAgent, PPOConfig, gae
-from agents.ppo.rollout import Batch, OpponentPool, Rollouts
+from agents.ppo.rollout import Batch, Rollouts
+from agents.training.pool import OpponentPool
 from agents.ppo.trainer import CHECKPOINT_NAME, architecture, ppo_update, train
 from baohuang_cli.cli import main as cli_main
 from baohuang_env import Game, get_rules

@@ -22,7 +22,8 @@ from baohuang_env.rules import Rules
 
 from ..guard_belief import NO_LABEL, guard_label
 from ..nets.networks import ActionScorer
-from ..training.opponents import OpponentMix
+from ..training.opponents import SELF, OpponentMix
+from ..training.pool import OpponentPool, SharedPool
 from ..training.common import seed_everything
 from ..training.training_games import Table, TrainingGames, Turn
 from .agent import DMCAgent
@@ -77,15 +78,21 @@ class Collector:
     engine (`agents.training.training_games`), and turns them into filled buffer slots (the local
     backend's transport; `agents.dmc.ray_actors` overrides `_flush` to return the rows instead).
     Each turn the learner's decisions of all the games are scored in one network call per
-    network (`DMCAgent.choose_many`). `frames`: a shared counter the games' steps are added to,
-    or None. Kickstarting (`DMCConfig.teacher`): the learner's seats of a game play the
-    teacher's moves when the game starts while this collector's share of the run's frames is
-    under its share of `teacher_frames` (each game with the probability
-    `DMCConfig.teacher_share` gives, all of them with the default hard switch)."""
+    network (`DMCAgent.choose_many`), and each pool snapshot's in one call of its own
+    (greedy in its Q: `pool`, the learner's `OpponentPool` inline, a `SharedPool` in actor
+    processes, None without "snapshots" in the mix). `frames`: a shared counter the games'
+    steps are added to, or None. `results` (modes of `opponent_mix`, 2): where the games
+    against each opponent are counted (games, learner wins with draws ½), shared memory for
+    actor processes; a new array by default. Kickstarting (`DMCConfig.teacher`): the
+    learner's seats of a game play the teacher's moves when the game starts while this
+    collector's share of the run's frames is under its share of `teacher_frames` (each game
+    with the probability `DMCConfig.teacher_share` gives, all of them with the default hard
+    switch)."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
-                 should_stop=lambda: False, start_frames: int | None = None) -> None:
+                 should_stop=lambda: False, start_frames: int | None = None,
+                 pool: OpponentPool | SharedPool | None = None, results: np.ndarray | None = None) -> None:
         self.cfg = cfg
         self.blocking = blocking
         self.should_stop = should_stop
@@ -101,7 +108,12 @@ class Collector:
             start_frames = frames.value if frames is not None else 0
         self.played = start_frames // max(cfg.actors, 1)
         self._no_row = np.zeros(self.agent.row_size, dtype=np.float32)  # demo and other of an untaught row
-        self.games = TrainingGames(rules, cfg.games_per_actor, OpponentMix(cfg.opponent_mix), self.rng)
+        mix = OpponentMix(cfg.opponent_mix)
+        self.pool, self._snapshot_agents = pool, {}  # snapshot id -> its greedy agent
+        self.games = TrainingGames(rules, cfg.games_per_actor, mix, self.rng,
+                                   snapshot=None if pool is None else self._snapshot_agent)
+        self.results = np.zeros((len(mix.modes), 2)) if results is None else results
+        self._mode = {mode: i for i, mode in enumerate(mix.modes)}  # index in `results`
         # per row: its game plays the teacher's moves
         self.taught = np.array([self._teaching() for _ in range(cfg.games_per_actor)])
 
@@ -118,6 +130,18 @@ class Collector:
             return False
         share = self.cfg.teacher_share(self.played * max(self.cfg.actors, 1))
         return share >= 1 or (share > 0 and bool(self.rng.random() < share))
+
+    def _snapshot_agent(self, rng: np.random.Generator) -> DMCAgent:
+        """The opponent of a new snapshot game: a snapshot drawn from the pool, as a greedy
+        agent reading the learner's action rows (`advice`). One agent per snapshot, kept for
+        the `pool_size` newest drawn (ids grow with time: the oldest has left the pool)."""
+        snap = self.pool.draw(rng)
+        agent = self._snapshot_agents.get(snap.id)
+        if agent is None:
+            agent = self._snapshot_agents[snap.id] = DMCAgent(self.rules, list(snap.net), advice=self.cfg.advice)
+            if len(self._snapshot_agents) > self.cfg.pool_size:
+                del self._snapshot_agents[min(self._snapshot_agents)]
+        return agent
 
     def play_game(self) -> int:
         """Step the games until at least one has ended (each `step` moves every game once).
@@ -136,10 +160,13 @@ class Collector:
         turn = self.games.turn()
         if turn.learner.size:
             self._learner_moves(turn)
+        for snapshot, rows in turn.snapshots:
+            self._snapshot_moves(turn, snapshot, rows)
         ended = self.games.advance(turn)
         steps = self.games.num_games
         for row, table, result in ended:
             self._stage(table, result.scores)
+            self._count(table, result.scores)
             self.taught[row] = self._teaching()
         self.played += steps
         if self.frames is not None:
@@ -201,6 +228,21 @@ class Collector:
         """A seat's Monte-Carlo return for its deal score (`reward_mode`, `reward_scale`)."""
         return float(reward(score, self.cfg.reward_mode, self.cfg.reward_scale))
 
+    def _snapshot_moves(self, turn: Turn, snapshot: DMCAgent, rows: np.ndarray) -> None:
+        """A pool snapshot's decisions of this turn (`rows`), its argmax in Q, all scored in one
+        call; nothing is recorded (only the learner's decisions are trained on)."""
+        legal, counts = turn.legal_ids(rows)
+        best, _taken, _values = snapshot.choose_many(self.games.observe(rows), turn.masks[rows], legal, counts, "taken")
+        turn.actions[rows] = legal[np.cumsum(counts) - counts + best]
+
+    def _count(self, table: Table, scores) -> None:
+        """An ended game against an opponent that sat at the table (not self-play, not a deal
+        ended in the role phase) into `results`: a game, and the learner side's result
+        (1 a win, ½ a draw, 0 a loss)."""
+        if table.mode == SELF or table.sides_pending:
+            return
+        self.results[self._mode[table.mode]] += (1.0, np.sign(scores[table.learner_seats[0]]) * 0.5 + 0.5)
+
     def _stage(self, table: Table, scores) -> None:
         """An ended game's learner decisions to staging, each with its target and its seat's
         Monte-Carlo return: the target is the return (`target_lambda` 1), or the λ-return over
@@ -241,9 +283,10 @@ class Collector:
 
 
 def actor_process(cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers, free_queues, full_queue,
-                  frames, stop, seed: int) -> None:
+                  frames, stop, seed: int, pool: SharedPool | None, results: torch.Tensor) -> None:
     """Entry point of an actor process: play until `stop` is set. It ignores Ctrl-C (started
-    under `baohuang_eval.pool.children_ignore_ctrl_c`): the learner sets `stop` once it stops."""
+    under `baohuang_eval.pool.children_ignore_ctrl_c`): the learner sets `stop` once it stops.
+    `pool`: the opponent pool (or None); `results`: this actor's row of the shared results."""
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
     from threadpoolctl import threadpool_limits
 
@@ -255,6 +298,7 @@ def actor_process(cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffer
     def should_stop() -> bool:
         return stop.is_set() or os.getppid() != learner  # reparented: the learner is gone
 
-    collector = Collector(cfg, rules, nets, buffers, free_queues, full_queue, frames, seed, should_stop=should_stop)
+    collector = Collector(cfg, rules, nets, buffers, free_queues, full_queue, frames, seed, should_stop=should_stop,
+                          pool=pool, results=results.numpy())
     while not should_stop():
         collector.play_game()

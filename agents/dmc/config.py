@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from ..nets.advice import check_advice
 from ..training.config import NON_NEGATIVE, POSITIVE, PROBABILITY, RunConfig, check_bounds
-from ..training.opponents import SELF, check_opponent_mix
+from ..training.opponents import SELF, SNAPSHOTS, check_opponent_mix
 from .model import network_names
 
 #: The network layout of checkpoints written before the `networks` key existed.
@@ -56,11 +56,20 @@ class DMCConfig(RunConfig):
     emperor's or the guard's network), which learns faster on a short budget.
     "per_role": one Q network per role (emperor, guard, rebel, solo), DouZero's layout."""
     opponent_mix: dict[str, float] = field(default_factory=lambda: {SELF: 1.0})
-    """Weights of each training game's opponent: "self" (the learner at all five seats) or
-    any agent spec ("heuristic", "greedy", "dmc:path" ...), e.g.
-    `opponent_mix=self=0.5,heuristic=0.5`. Against an opponent the learner plays the role
-    phase, then one side (emperor's or rebels', 50/50, `opponents.opponent_seats`) and the
-    opponent the other; only the learner's decisions are trained on."""
+    """Weights of each training game's opponent: "self" (the learner at all five seats),
+    "snapshots" (a past learner drawn from the opponent pool: `snapshot_minutes`,
+    `pool_size`) or any agent spec ("heuristic", "greedy", "dmc:path" ...), e.g.
+    `opponent_mix=self=0.6,snapshots=0.2,heuristic=0.2`. Against an opponent the learner
+    plays the role phase, then one side (emperor's or rebels', 50/50,
+    `opponents.opponent_seats`) and the opponent the other; only the learner's decisions are
+    trained on."""
+    snapshot_minutes: float = 5.0
+    """With "snapshots" in `opponent_mix`: a copy of the learner's networks joins the opponent
+    pool every this many minutes of training time (the budget's minutes, over all resumes).
+    The first is taken when the run starts, so the pool is never empty while games need one."""
+    pool_size: int = 8
+    """With "snapshots" in `opponent_mix`: snapshots kept in the pool (the oldest leaves first).
+    The actors play them greedily in Q, with the run's `advice`."""
     advice: str = "none"
     """Per-decision action features the network reads beside each action's static row
     (`agents.nets.advice`): "none", or "heuristic" (the heuristic bot's choice, its odds that a
@@ -120,10 +129,10 @@ class DMCConfig(RunConfig):
         super().validate()
         network_names(self.networks)
         check_advice(self.advice)
-        check_opponent_mix(self.opponent_mix, special=(SELF,))
+        check_opponent_mix(self.opponent_mix)
         check_bounds(self, {
             "actors": NON_NEGATIVE, "games_per_actor": POSITIVE, "epsilon": PROBABILITY,
-            "target_lambda": PROBABILITY,
+            "target_lambda": PROBABILITY, "snapshot_minutes": POSITIVE, "pool_size": POSITIVE,
             "teacher_frames": NON_NEGATIVE, "teacher_margin": NON_NEGATIVE, "unroll_length": POSITIVE,
             "slots_per_role": POSITIVE, "batch_slots": POSITIVE, "learning_rate": NON_NEGATIVE,
             "max_grad_norm": POSITIVE, "hidden": POSITIVE, "head": POSITIVE})
@@ -146,7 +155,13 @@ class DMCConfig(RunConfig):
             return 0.0
         return 1.0 if self.teacher_schedule == "switch" else 1.0 - played / self.teacher_frames
 
+    @property
+    def uses_pool(self) -> bool:
+        """Whether training games play snapshots of the learner (and the run keeps a pool)."""
+        return self.opponent_mix.get(SNAPSHOTS, 0) > 0
+
     def opponent_specs(self) -> list[str]:
-        """The agent specs the actors build: opponent_mix's (all but "self") and the teacher."""
-        specs = [k for k, w in self.opponent_mix.items() if k != SELF and w > 0]
+        """The agent specs the actors build: opponent_mix's (all but "self" and "snapshots")
+        and the teacher."""
+        specs = [k for k, w in self.opponent_mix.items() if k not in (SELF, SNAPSHOTS) and w > 0]
         return [*specs, self.teacher] if self.teacher and self.teacher not in specs else specs

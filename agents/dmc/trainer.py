@@ -1,10 +1,11 @@
 """`baohuang train dmc`: the DMC learner loop, top to bottom.
 
     config -> rules -> run (new, or resumed from a checkpoint) -> networks (shared memory)
-    + optimizers -> actors (backend "local": processes and shared buffers; "ray": Ray actors,
-    `agents.dmc.ray_actors`) -> loop { take the chunks that arrived; when a network has a
-    batch: regress Q on Monte-Carlo returns; log; checkpoint; evaluate } -> final checkpoint
-    + model.pt. (`baohuang train` then prints the evaluation table.)
+    + optimizers + opponent pool (with "snapshots" in the mix) -> actors (backend "local":
+    processes and shared buffers; "ray": Ray actors, `agents.dmc.ray_actors`) -> loop { take
+    the chunks that arrived; when a network has a batch: regress Q on Monte-Carlo returns;
+    snapshot into the pool on schedule; log; checkpoint; evaluate } -> final checkpoint +
+    model.pt. (`baohuang train` then prints the evaluation table.)
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from ..training.config import config_to_dict
 from ..training.device import learner_copy, sync_to, training_device
 from ..nets.guard_head import GuardHead, guard_head_loss, guard_hidden
 from ..nets.networks import ActionScorer
+from ..training.opponents import opponent_tag
+from ..training.pool import OpponentPool
 from ..training.ray_backend import ray_session, require_ray
 from ..training.run import CHECKPOINT_NAME, MODEL_NAME, Counters, Run, RunClock, open_run
 from ..training.common import log_eval, rng_state, set_rng_state
@@ -36,6 +39,7 @@ from .agent import DMCAgent, action_row_size, dmc_compatibility
 from .config import DMCConfig, checkpoint_networks
 from .local_actors import Actors, Chunk, LocalActors
 from .model import network_names
+from .pool import opponent_pool, take_snapshot
 
 __all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "DMCCounters", "train"]
 
@@ -52,7 +56,7 @@ def architecture(cfg: DMCConfig, obs_size: int, action_size: int) -> dict[str, A
 
 
 def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters: DMCCounters, obs_size: int,
-                       action_size: int, heads=None) -> dict[str, Any]:
+                       action_size: int, heads=None, pool: OpponentPool | None = None) -> dict[str, Any]:
     names = network_names(cfg.networks)
     # guard-belief heads (if trained) ride with the networks, so playing copies keep them
     heads = {f"guard_head.{n}": h.state_dict() for n, h in zip(names, heads, strict=True)} if heads else {}
@@ -64,6 +68,7 @@ def checkpoint_payload(cfg: DMCConfig, rules: Rules, nets, optimizers, counters:
         "optimizers": {name: opt.state_dict() for name, opt in zip(names, optimizers, strict=True)},
         "counters": vars(counters).copy(),
         "rng": rng_state(),
+        **({} if pool is None else {"pool": pool.state()}),  # the opponent pool, with "snapshots" in the mix
     }
 
 
@@ -137,8 +142,10 @@ def _train(cfg: DMCConfig, rules: Rules, run: Run, initial: dict[str, Any] | Non
         set_rng_state(run.checkpoint["rng"])
     print(f"[dmc] learner on {device}", file=log, flush=True)
 
+    pool = opponent_pool(cfg, nets, run.checkpoint)  # None without "snapshots" in opponent_mix
+
     def payload() -> dict[str, Any]:
-        return checkpoint_payload(cfg, rules, nets, optimizers, counters, obs_size, action_size, heads)
+        return checkpoint_payload(cfg, rules, nets, optimizers, counters, obs_size, action_size, heads, pool)
 
     # --- actors (a process tree, or Ray actors: the same interface) --------------------
     actor_seed = cfg.seed * 1000 + counters.updates
@@ -149,22 +156,25 @@ def _train(cfg: DMCConfig, rules: Rules, run: Run, initial: dict[str, Any] | Non
         else:
             Transport = LocalActors
         with children_ignore_ctrl_c():  # the learner stops them, after a Ctrl-C too
-            actors = Transport(cfg, rules, nets, counters.frames, actor_seed, obs_size, action_size)
+            actors = Transport(cfg, rules, nets, counters.frames, actor_seed, obs_size, action_size, pool)
         stack.callback(actors.close)
-        clock = _learn(cfg, rules, run, (nets, learners), heads, optimizers, actors, payload, log)
+        clock = _learn(cfg, rules, run, (nets, learners), heads, optimizers, (actors, pool), payload, log)
     return run.finish(payload(), f"{counters.frames:,} frames, {counters.updates} updates in {clock.minutes()}",
                       log)
 
 
 def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionScorer], list[ActionScorer]],
-           heads: list[GuardHead] | None, optimizers: list, actors: Actors, payload: Callable[[], dict[str, Any]],
-           log) -> RunClock:
+           heads: list[GuardHead] | None, optimizers: list, opponents: tuple[Actors, OpponentPool | None],
+           payload: Callable[[], dict[str, Any]], log) -> RunClock:
     """The learner loop: take the chunks the actors send; when a network has a batch of them,
     regress it on their targets (and train its guard-belief head, if any) on the
-    learner's device, and bring the new weights to the actors' copy; log, checkpoint and
-    evaluate on the clock, until the budget is spent. Returns the clock. `networks`: (the
-    actors' CPU copies, the learner's: the same objects on the CPU)."""
+    learner's device, and bring the new weights to the actors' copy; snapshot the actors'
+    copy into the opponent pool on its schedule and hand the pool to the actors; log,
+    checkpoint and evaluate on the clock, until the budget is spent. Returns the clock.
+    `networks`: (the actors' CPU copies, the learner's: the same objects on the CPU);
+    `opponents`: (the actors, the opponent pool or None)."""
     players, nets = networks
+    actors, pool = opponents
     device = next(nets[0].parameters()).device
     names = network_names(cfg.networks)
     known_guard = observation_layout(rules)["known_guard"].span
@@ -176,6 +186,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
     recent_guard: list[tuple[float, float, int]] = []  # guard head: (loss, accuracy, labelled rows)
     recent_margin: list[float] = []  # kickstarting's margin loss
     recent_var: list[tuple[float, float]] = []  # per batch: the targets' variance, the returns'
+    logged_results = actors.results()  # games against each opponent until the last log line
 
     def learn(net: int) -> None:
         """One regression step of network `net` on a batch of its chunks."""
@@ -212,10 +223,17 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
                 learn(net)
 
         clock.tick()
+        if pool is not None and take_snapshot(pool, players, counters.elapsed_s, cfg.snapshot_minutes):
+            actors.publish_pool()
         if clock.due("log"):
             fps, step = clock.frame_rate(), counters.frames
             run.writer.add_scalar("charts/SPS", fps, step)
             run.writer.add_scalar("charts/updates", counters.updates, step)
+            if pool is not None:
+                run.writer.add_scalar("charts/pool_size", len(pool), step)
+            totals = actors.results()
+            rates = _log_results(run.writer, list(cfg.opponent_mix), totals - logged_results, step)
+            logged_results = totals
             clock.write_minutes(run.writer, step)
             for r in names:
                 if recent_loss[r]:
@@ -241,7 +259,7 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
             for r in names:
                 recent_loss[r].clear()
                 recent_return[r].clear()
-            print(clock.progress("dmc", fps, f"loss {losses}"), file=log, flush=True)
+            print(clock.progress("dmc", fps, f"loss {losses}{rates}"), file=log, flush=True)
         if clock.due("checkpoint"):
             run.save(payload())
         if clock.due("eval"):
@@ -251,3 +269,16 @@ def _learn(cfg: DMCConfig, rules: Rules, run: Run, networks: tuple[list[ActionSc
     clock.tick()
     clock.write_minutes(run.writer, counters.frames)
     return clock
+
+
+def _log_results(writer, modes: list[str], results: np.ndarray, step: int) -> str:
+    """`charts/winrate_vs_<opponent>` (named by `opponent_tag`: "snapshots" for the pool's) of
+    each opponent that training games were played against since the last log line: the
+    learner side's win rate, draws ½ (`results`: games and wins per mode of `modes`). Returns
+    the rates for the progress line ("" when there are none)."""
+    rates = []
+    for mode, (games, wins) in zip(modes, results.tolist(), strict=True):
+        if games > 0:
+            writer.add_scalar(f"charts/winrate_vs_{opponent_tag(mode)}", wins / games, step)
+            rates.append(f"{opponent_tag(mode)}={wins / games:.2f}")
+    return f"  train win {' '.join(rates)}" if rates else ""

@@ -24,9 +24,10 @@ from baohuang_env.rules import Rules
 
 from ..training.ray_backend import ACTOR_OPTIONS, actor_seed, load_numpy_state, numpy_state, restart_count
 from ..training.common import seed_everything
+from ..training.pool import OpponentPool
 from .config import PPOConfig
 from .model import ActorCritic
-from .rollout import OpponentPool, Rollouts
+from .rollout import Rollouts
 from .workers import Collected, concat_batches
 
 #: Seconds between two looks at the run's stop request while the workers play.
@@ -57,8 +58,7 @@ class PPOWorker:
             load_numpy_state(self.net, weights)
             self.version = version
         if pool["ids"] != self.pool_ids:
-            self.pool.load({"ids": pool["ids"], "models": [{k: torch.from_numpy(np.array(v)) for k, v in m.items()}
-                                                           for m in pool["models"]]}, self.net)
+            self.pool.load(pool, self.net)
             self.pool_ids = pool["ids"]
         if self.rollouts is None:
             self.rollouts = Rollouts(self.cfg, self.rules, self.net, self.pool, seed=self.seed)
@@ -83,10 +83,9 @@ class RayWorkers:
 
     def _pool(self) -> Any:
         """The pool in the object store, put again only when its snapshots changed."""
-        ids = [s.id for s in self.pool.snapshots]
+        ids = self.pool.ids
         if ids != self._pool_ref[0] or self._pool_ref[1] is None:
-            models = [numpy_state(s.net) for s in self.pool.snapshots]
-            self._pool_ref = (ids, ray.put({"ids": ids, "models": models}))
+            self._pool_ref = (ids, ray.put(self.pool.state(as_numpy=True)))
         return self._pool_ref[1]
 
     def collect(self, decisions: int, stop: Callable[[], bool] = lambda: False) -> Collected | None:

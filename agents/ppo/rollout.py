@@ -1,4 +1,5 @@
-"""Rollouts: PPO's training games, one batched forward pass per network per turn, an opponent pool.
+"""Rollouts: PPO's training games, one batched forward pass per network per turn, against
+the learner, bots and the opponent pool (`agents.training.pool`).
 
 `Rollouts` plays `num_games` training games through `agents.training.training_games.TrainingGames`,
 the one owner of both trainers' training games: their deals, the opponent mix
@@ -16,9 +17,7 @@ the trajectory, computed when the game ends.
 
 from __future__ import annotations
 
-import copy
 import json
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,50 +32,10 @@ from baohuang_env.rules import Rules
 from ..nets.action_features import ActionFeatures
 from ..guard_belief import guard_label
 from ..training.opponents import SELF, OpponentMix
+from ..training.pool import OpponentPool
 from ..training.training_games import Table, TrainingGames, Turn
 from .config import PPOConfig
 from .model import ActorCritic, gae
-
-
-@dataclass
-class Snapshot:
-    """A frozen copy of the learner in the opponent pool."""
-
-    id: int  # the update at which it was taken
-    net: ActorCritic
-
-
-class OpponentPool:
-    """Past policies of the learner; the oldest leaves when the pool is full."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.snapshots: deque[Snapshot] = deque(maxlen=size)
-
-    def add(self, net: ActorCritic, update: int) -> Snapshot:
-        snap = Snapshot(update, _clone(net))
-        self.snapshots.append(snap)
-        return snap
-
-    def state(self) -> dict[str, Any]:
-        return {"ids": [s.id for s in self.snapshots], "models": [s.net.state_dict() for s in self.snapshots]}
-
-    def load(self, state: dict[str, Any], template: ActorCritic) -> None:
-        self.snapshots.clear()
-        for sid, sd in zip(state["ids"], state["models"], strict=True):
-            net = _clone(template)
-            net.load_state_dict(sd)
-            self.snapshots.append(Snapshot(int(sid), net))
-
-    def __len__(self) -> int:
-        return len(self.snapshots)
-
-
-def _clone(net: ActorCritic) -> ActorCritic:
-    twin = copy.deepcopy(net)
-    twin.requires_grad_(False)
-    twin.eval()
-    return twin
 
 
 @dataclass
@@ -120,7 +79,7 @@ class Rollouts:
         self.buffer: list[tuple] = []  # (obs, ids, choice, logp, value, adv, ret, guard) per decision
         self.finished: list[dict[str, Any]] = []
         self.games = TrainingGames(rules, cfg.num_games, OpponentMix(cfg.opponent_mix), self.rng,
-                                   snapshot=lambda rng: pool.snapshots[int(rng.integers(len(pool)))])
+                                   snapshot=pool.draw)
 
     def collect(self, decisions: int, stop: Callable[[], bool] = lambda: False) -> Batch | None:
         """Play until at least `decisions` learner decisions of finished games are buffered;

@@ -30,13 +30,14 @@ from ..training.config import config_to_dict
 from ..training.device import learner_copy, sync_to, training_device
 from ..nets.guard_head import guard_head_loss, guard_hidden
 from ..training.opponents import SELF, SNAPSHOTS, opponent_tag
+from ..training.pool import OpponentPool
 from ..training.ray_backend import ray_session, require_ray
 from ..training.run import CHECKPOINT_NAME, MODEL_NAME, Counters, FrameRate, Run, RunClock, open_run
 from ..training.common import log_eval, rng_state, set_rng_state
 from .agent import PPOAgent, load_ppo_checkpoint, ppo_compatibility
 from .config import PPOConfig
 from .model import ActorCritic
-from .rollout import Batch, OpponentPool
+from .rollout import Batch
 from .workers import LocalWorkers, Workers
 
 __all__ = ["CHECKPOINT_NAME", "MODEL_NAME", "PPOCounters", "ppo_update", "train"]

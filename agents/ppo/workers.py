@@ -19,9 +19,10 @@ import numpy as np
 
 from baohuang_env.rules import Rules
 
+from ..training.pool import OpponentPool
 from .config import PPOConfig
 from .model import ActorCritic
-from .rollout import Batch, OpponentPool, Rollouts
+from .rollout import Batch, Rollouts
 
 
 @dataclass

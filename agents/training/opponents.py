@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from baohuang_env.batched.games import RowRoles
 
 #: Opponent-mix entries that are not agent specs: the learner itself at every seat, and a
-#: past snapshot of the learner from the pool (PPO only).
+#: past snapshot of the learner from the pool (`agents.training.pool`).
 SELF, SNAPSHOTS = "self", "snapshots"
 
 #: The file names a run writes (`agents.training.run.CHECKPOINT_NAME`, `MODEL_NAME`): they say nothing
@@ -60,15 +60,12 @@ def check_distinct_tags(key: str, specs: Iterable[str]) -> None:
         seen[tag] = spec
 
 
-def check_opponent_mix(mix: Mapping[str, float], special: Iterable[str] = (SELF, SNAPSHOTS)) -> None:
+def check_opponent_mix(mix: Mapping[str, float]) -> None:
     """Refuse an opponent mix without a positive total weight, with a negative weight, or
-    whose entries would share a TensorBoard tag. Entries are agent specs or the `special`
-    names the trainer knows (checked when the agents are built: `make_agent`)."""
+    whose entries would share a TensorBoard tag. Entries are `SELF`, `SNAPSHOTS` or agent
+    specs (checked when the agents are built: `make_agent`)."""
     if not mix or any(w < 0 for w in mix.values()) or sum(mix.values()) <= 0:
         raise ValueError(f"opponent_mix needs non-negative weights with a positive sum, got {dict(mix)}")
-    if SNAPSHOTS in mix and SNAPSHOTS not in special:
-        raise ValueError(f"opponent_mix: {SNAPSHOTS!r} is not available here; "
-                         f"use {', '.join(map(repr, special))} or agent specs")
     check_distinct_tags("opponent_mix", mix)
 
 

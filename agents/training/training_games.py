@@ -94,7 +94,8 @@ class Turn:
 class TrainingGames:
     """K training games stepped together; see the module docstring.
 
-    `snapshot`: draws a pool snapshot for a SNAPSHOTS game (PPO), `rng` -> the snapshot.
+    `snapshot`: draws the opponent of a SNAPSHOTS game from the pool, `rng` -> the snapshot (PPO's
+    rollouts: a `pool.Snapshot`; DMC's actors: a snapshot's greedy agent).
     """
 
     def __init__(self, rules: Rules, num_games: int, mix: OpponentMix, rng: np.random.Generator,
