@@ -232,7 +232,7 @@ class Collector:
         """A pool snapshot's decisions of this turn (`rows`), its argmax in Q, all scored in one
         call; nothing is recorded (only the learner's decisions are trained on)."""
         legal, counts = turn.legal_ids(rows)
-        best, _taken, _values = snapshot.choose_many(self.games.observe(rows), turn.masks[rows], legal, counts, "taken")
+        best, _values, _advice = snapshot._choose(self.games.observe(rows), turn.masks[rows], legal, counts)  # no rows
         turn.actions[rows] = legal[np.cumsum(counts) - counts + best]
 
     def _count(self, table: Table, scores) -> None:
