@@ -7,14 +7,18 @@
 #   bash experiments/ablation_run.sh [MINUTES] [VARIANT ...]     # default: 50, every variant
 #   nice bash experiments/ablation_run.sh 50 > ablation.log 2>&1 &
 #
+# The same at the main job's budget, on its recipe, for one seed (CONFIG and SEED pick the recipe
+# and its seed, OUT the folder; defaults: dmc_kickstart, the config's seed, runs/ablation):
+#   CONFIG=dmc_quick SEED=1 OUT=runs/ablation_quick/seed1 bash experiments/ablation_run.sh 7.5 base lambda
+#
 # Resumable: a variant whose run has its model_<MINUTES>.pt is done; one with a checkpoint
 # continues from it (written every minute; Ctrl-C or SIGTERM stops with one). Then evaluate
 # each on the tuning deals, against the heuristic and head to head against the base:
-#   baohuang eval --agents dmc:runs/ablation/VARIANT/RUN/model.pt dmc:runs/ablation/base/RUN/model.pt heuristic \
-#       --pairs all --protocol team --deals 1000 --deal-seed 21000000
+#   python experiments/ablation_table.py runs/ablation --minutes 50 --deals 1000 --deal-seed 21000000
 set -e
 minutes=${1:-50}
 shift || true
+config=${CONFIG:-dmc_kickstart} root=${OUT:-runs/ablation}
 declare -A changes=(
   [base]=""
   [linear]="teacher_schedule=linear"
@@ -27,7 +31,7 @@ variants=("$@")
 [ ${#variants[@]} -eq 0 ] && variants=(base linear lambda guard_head pool all)
 for variant in "${variants[@]}"; do
   [ -v "changes[$variant]" ] || { echo "unknown variant $variant; known: ${!changes[*]}" >&2; exit 2; }
-  dir=runs/ablation/$variant
+  dir=$root/$variant
   run=$(ls -d "$dir"/*/ 2>/dev/null | head -1)
   [ -n "$run" ] && [ -f "$run/snapshots/model_$minutes.pt" ] && continue
   echo "[ablation] $variant: ${changes[$variant]:-the recipe as it is}, $minutes minutes" >&2
@@ -35,7 +39,7 @@ for variant in "${variants[@]}"; do
     baohuang train dmc --resume "$run" total_minutes="$minutes" eval_minutes=0 --no-eval
   else
     # shellcheck disable=SC2086  # the changes are separate overrides
-    baohuang train dmc --config dmc_kickstart ${changes[$variant]} exp_name="kickstart_$variant" \
+    baohuang train dmc --config "$config" ${SEED:+seed=$SEED} ${changes[$variant]} exp_name="${config#dmc_}_$variant" \
       total_minutes="$minutes" eval_minutes=0 runs_dir="$dir" --no-eval
     run=$(ls -d "$dir"/*/ | head -1)
   fi

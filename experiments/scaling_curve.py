@@ -47,7 +47,7 @@ def counters(path: Path) -> dict:
 
 def known_pairs(evals: Path, deals: int, first_seed: int) -> dict[tuple[str, str], dict]:
     """Every pair result of the team reports under `evals` on this deal range, by (a, b)
-    (also stored as (b, a) with the rate seen from b)."""
+    (also stored as (b, a) with the rate and the points per deal seen from b)."""
     pairs: dict[tuple[str, str], dict] = {}
     for report_file in evals.rglob("report.json"):
         report = json.loads(report_file.read_text())
@@ -57,16 +57,20 @@ def known_pairs(evals: Path, deals: int, first_seed: int) -> dict[tuple[str, str
             continue
         for pair in report["pairs"]:
             pairs[pair["a"], pair["b"]] = {"rate": pair["duplicate_win_rate_a"], "diff": pair["paired_difference"]}
-            pairs[pair["b"], pair["a"]] = {"rate": pair["duplicate_win_rate_b"], "diff": pair["paired_difference"]}
+            d = pair["paired_difference"]
+            seen_from_b = {**d, **{k: None if d[v] is None else -d[v]  # no interval for one deal
+                                   for k, v in (("mean", "mean"), ("low", "high"), ("high", "low"))}}
+            pairs[pair["b"], pair["a"]] = {"rate": pair["duplicate_win_rate_b"], "diff": seen_from_b}
     return pairs
 
 
-def compare(a: str, b: str, args: argparse.Namespace) -> dict:
-    """The team result of spec `a` against spec `b`: from a report under `--evals`, or played."""
+def compare(a: str, b: str, args: argparse.Namespace, name: str | None = None) -> dict:
+    """The team result of spec `a` against spec `b`: from a report under `--evals`, or played
+    into `--evals`/`name` (default: the two file stems, A_vs_B)."""
     pairs = known_pairs(args.evals, args.deals, args.deal_seed)
     if (a, b) not in pairs:
-        out = args.evals / f"{Path(a.partition(':')[2]).stem or a}_vs_{Path(b.partition(':')[2]).stem or b}"
-        print(f"[scaling] {a} against {b}: {args.deals} deals -> {out}", file=sys.stderr, flush=True)
+        out = args.evals / (name or f"{Path(a.partition(':')[2]).stem or a}_vs_{Path(b.partition(':')[2]).stem or b}")
+        print(f"[eval] {a} against {b}: {args.deals} deals -> {out}", file=sys.stderr, flush=True)
         subprocess.run(["baohuang", "eval", "--agents", a, b, "--protocol", "team", "--deals", str(args.deals),
                         "--deal-seed", str(args.deal_seed), "--workers", str(args.workers), "--out", str(out)],
                        check=True)

@@ -173,3 +173,39 @@ def test_ablation_run_refuses_an_unknown_variant(tmp_path):
     assert done.returncode == 2
     assert "unknown variant sibling; known:" in done.stderr and "lambda" in done.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_ablation_table_measures_each_variant_against_the_heuristic_and_the_base(tmp_path, capsys):
+    """Two variants (copies of the shipped agent with their own counters), one deal: each
+    against the heuristic, the other head to head against the base, then a table; a second call
+    reads the reports instead of playing again."""
+    import torch
+
+    at = load_experiment("ablation_table")
+    root = tmp_path / "ablation"
+    for variant, frames in (("base", 1000), ("lambda", 2000)):
+        snaps = root / variant / "run" / "snapshots"
+        snaps.mkdir(parents=True)
+        model = torch.load(ROOT / "agents/pretrained/dmc_kickstart_jj.pt", weights_only=False)
+        model["counters"] = {**model["counters"], "frames": frames, "updates": frames // 10}
+        torch.save(model, snaps / "model_7.5.pt")
+    args = [str(root), "--minutes", "7.5", "--deals", "1", "--deal-seed", "21000000", "--workers", "1"]
+    at.main(args)
+    out = capsys.readouterr().out.splitlines()
+    rows = [json.loads(line) for line in out if line.startswith("{")]
+    assert [(r["variant"], r["frames"], r["updates"]) for r in rows] == [("base", 1000, 100), ("lambda", 2000, 200)]
+    assert "vs_base" not in rows[0]
+    same_network = rows[1]["vs_base"]
+    assert same_network["rate"] == 0.5 and same_network["points"] == 0 and same_network["deals"] == 1
+    assert "| lambda | 0.0 M | 200 | " in "\n".join(out) and "50.0% [" in "\n".join(out)
+    reports = sorted(p.parent.name for p in (root / "eval").rglob("report.json"))
+    assert reports == ["base_vs_heuristic", "lambda_vs_base", "lambda_vs_heuristic"]
+    at.main(args)
+    assert capsys.readouterr().out.splitlines() == out  # read back, not played again
+    assert len(list((root / "eval").rglob("report.json"))) == 3
+
+
+def test_ablation_table_needs_the_base_run(tmp_path):
+    (tmp_path / "lambda" / "run" / "snapshots").mkdir(parents=True)
+    with pytest.raises(SystemExit, match=r"no .*base/RUN/snapshots/model_50\.pt"):
+        load_experiment("ablation_table").main([str(tmp_path)])
