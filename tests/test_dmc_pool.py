@@ -185,3 +185,32 @@ def test_actor_processes_play_the_pool_the_learner_publishes(tmp_path: Path):
     ids = ckpt["pool"]["ids"]
     assert len(ids) == 2 and 0 < ids[0] < ids[1]
     assert "charts/winrate_vs_snapshots" in EventAccumulator(str(run_dir)).Reload().Tags()["scalars"]
+
+
+def test_a_dmc_checkpoint_in_the_mix_is_one_frozen_network_for_every_game():
+    """`opponent_mix` naming a DMC checkpoint (an exploiter's opponent): the collector builds
+    it once, greedy, and plays it like a snapshot, at every game; a bot stays per seat."""
+    spec = "pretrained:dmc_kickstart_jj"
+    cfg = DMCConfig(actors=0, games_per_actor=4, unroll_length=16, hidden=32, head=16,
+                    opponent_mix={spec: 1.0, "greedy": 1.0})
+    cfg.validate()
+    frames = mp.get_context("spawn").Value("q", 0)
+    collector = Collector(cfg, RULES, _nets(cfg, 1), {}, [queue.Queue()], queue.Queue(), frames, seed=3,
+                          blocking=False)
+    played = collector.games.turn
+    groups = []
+
+    def seen_turn():
+        turn = played()
+        groups.extend(agent for agent, _rows in turn.snapshots)
+        return turn
+
+    collector.games.turn = seen_turn
+    for _ in range(300):
+        collector.step()
+    frozen = collector._frozen[spec]
+    assert isinstance(frozen, DMCAgent) and frozen.epsilon == 0 and collector._frozen["greedy"] is None
+    assert groups and all(agent is frozen for agent in groups)  # its moves came in the one-call groups
+    assert {spec_ for _row, spec_ in collector.bots} == {"greedy"}  # no per-seat copies of the network
+    games, wins = collector.results[collector._mode[spec]]
+    assert games >= 1 and 0 <= wins <= games

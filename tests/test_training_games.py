@@ -77,6 +77,47 @@ def test_a_snapshot_mix_without_a_pool_is_refused_with_why():
         TrainingGames(RULES, 2, OpponentMix({"snapshots": 1.0}), np.random.default_rng(0))
 
 
+def test_a_shared_opponent_plays_every_game_in_one_call_and_makes_the_per_seat_agents_moves():
+    """A DMC checkpoint of the mix played as one frozen agent for every game (`shared`, the
+    DMC actors' path): its decisions come as `Turn.snapshots` groups and no per-seat agents
+    are built; and its greedy choices in one call are the moves the per-seat agents make one
+    at a time (the driver without `shared`), so the two paths play alike."""
+    spec = "dmc:agents/pretrained/dmc_kickstart_jj.pt"
+    frozen = DMCAgent.from_checkpoint("agents/pretrained/dmc_kickstart_jj.pt", RULES)
+    mix = OpponentMix({"self": 1.0, spec: 3.0})
+
+    def frozen_moves(games, turn, rows):  # what the DMC actor does (`Collector._snapshot_moves`)
+        legal, counts = turn.legal_ids(rows)
+        best, _q, _advice = frozen._choose(games.observe(rows), turn.masks[rows], legal, counts)
+        return legal[np.cumsum(counts) - counts + best]
+
+    rng = np.random.default_rng(4)
+    per_seat = TrainingGames(RULES, 6, mix, np.random.default_rng(3))
+    compared = 0
+    for _ in range(300):
+        turn = per_seat.turn()
+        bots = np.array([b for b in np.flatnonzero(turn.counts > 1)
+                         if per_seat.tables[b].controllers[turn.seats[b]] is not None], dtype=np.int64)
+        if bots.size:
+            assert (frozen_moves(per_seat, turn, bots) == turn.actions[bots]).all()
+            compared += bots.size
+        turn.actions[turn.learner] = random_legal(turn.masks[turn.learner], rng)
+        per_seat.advance(turn)
+    shared = TrainingGames(RULES, 6, mix, np.random.default_rng(3), shared=lambda s: frozen if s == spec else None)
+    grouped, ended = 0, 0
+    for _ in range(300):
+        turn = shared.turn()
+        assert all(agent is frozen for agent, _rows in turn.snapshots)
+        for _agent, rows in turn.snapshots:
+            turn.actions[rows] = frozen_moves(shared, turn, rows)
+            grouped += rows.size
+        turn.actions[turn.learner] = random_legal(turn.masks[turn.learner], rng)
+        assert (turn.actions >= 0).all()  # the groups and the learner's rows were every undecided move
+        ended += len(shared.advance(turn))
+    assert compared > 100 and grouped > 100 and ended >= 6
+    assert not shared.bots and per_seat.bots  # one network in memory, not one per game and seat
+
+
 def test_a_batch_without_observations_encodes_just_the_rows_asked_for():
     batch = BatchedGames(RULES, 5, autoreset="same_step", observe=False, next_seed=lambda row: 1000 + row,
                          records=False)

@@ -80,10 +80,11 @@ class Collector:
     Each turn the learner's decisions of all the games are scored in one network call per
     network (`DMCAgent.choose_many`), and each pool snapshot's in one call of its own
     (greedy in its Q: `pool`, the learner's `OpponentPool` inline, a `SharedPool` in actor
-    processes, None without "snapshots" in the mix). `frames`: a shared counter the games'
-    steps are added to, or None. `results` (modes of `opponent_mix`, 2): where the games
-    against each opponent are counted (games, learner wins with draws ½), shared memory for
-    actor processes; a new array by default. Kickstarting (`DMCConfig.teacher`): the
+    processes, None without "snapshots" in the mix), as are a DMC checkpoint's of the mix
+    (`dmc:PATH` or `pretrained:NAME`: one frozen agent for every game, `_frozen_network`).
+    `frames`: a shared counter the games' steps are added to, or None. `results` (modes of
+    `opponent_mix`, 2): where the games against each opponent are counted (games, learner wins
+    with draws ½), shared memory for actor processes; a new array by default. Kickstarting (`DMCConfig.teacher`): the
     learner's seats of a game play the teacher's moves when the game starts while this
     collector's share of the run's frames is under its share of `teacher_frames` (each game
     with the probability `DMCConfig.teacher_share` gives, all of them with the default hard
@@ -110,8 +111,10 @@ class Collector:
         self._no_row = np.zeros(self.agent.row_size, dtype=np.float32)  # demo and other of an untaught row
         mix = OpponentMix(cfg.opponent_mix)
         self.pool, self._snapshot_agents = pool, {}  # snapshot id -> its greedy agent
+        self._frozen: dict[str, DMCAgent | None] = {}  # spec of the mix -> its frozen network, if one
         self.games = TrainingGames(rules, cfg.games_per_actor, mix, self.rng,
-                                   snapshot=None if pool is None else self._snapshot_agent)
+                                   snapshot=None if pool is None else self._snapshot_agent,
+                                   shared=self._frozen_network)
         self.results = np.zeros((len(mix.modes), 2)) if results is None else results
         self._mode = {mode: i for i, mode in enumerate(mix.modes)}  # index in `results`
         # per row: its game plays the teacher's moves
@@ -142,6 +145,16 @@ class Collector:
             if len(self._snapshot_agents) > self.cfg.pool_size:
                 del self._snapshot_agents[min(self._snapshot_agents)]
         return agent
+
+    def _frozen_network(self, spec: str) -> DMCAgent | None:
+        """The one agent that plays a DMC checkpoint of the mix (`dmc:PATH`, `pretrained:NAME`)
+        at every game and seat, greedy, its decisions of a turn in one call like a snapshot's
+        (one network in memory, not one per game and seat); None for a bot, which
+        `TrainingGames` plays per seat."""
+        if spec not in self._frozen:
+            agent = make_agent(spec, self.rules, seed=0)
+            self._frozen[spec] = agent if isinstance(agent, DMCAgent) and not agent.epsilon else None
+        return self._frozen[spec]
 
     def play_game(self) -> int:
         """Step the games until at least one has ended (each `step` moves every game once).
@@ -229,8 +242,9 @@ class Collector:
         return float(reward(score, self.cfg.reward_mode, self.cfg.reward_scale))
 
     def _snapshot_moves(self, turn: Turn, snapshot: DMCAgent, rows: np.ndarray) -> None:
-        """A pool snapshot's decisions of this turn (`rows`), its argmax in Q, all scored in one
-        call; nothing is recorded (only the learner's decisions are trained on)."""
+        """A pool snapshot's or a frozen network's decisions of this turn (`rows`), its argmax
+        in Q, all scored in one call; nothing is recorded (only the learner's decisions are
+        trained on)."""
         legal, counts = turn.legal_ids(rows)
         best, _values, _advice = snapshot._choose(self.games.observe(rows), turn.masks[rows], legal, counts)  # no rows
         turn.actions[rows] = legal[np.cumsum(counts) - counts + best]

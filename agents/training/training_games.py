@@ -3,7 +3,10 @@ and opponent seats. Both trainers play through it (DMC's actors, PPO's rollouts)
 opponent logic of a training game has this one owner.
 
 A game's table (`Table`) comes from the trainer's `opponent_mix`: self-play (the learner at all
-five seats) or one opponent (a pool snapshot or an agent spec). The learner plays the role
+five seats) or one opponent (a pool snapshot or an agent spec). A bot spec gets agents of its own
+per game and seat (`seat_bots`), chosen here one decision at a time; a pool snapshot, and a
+spec the trainer plays as a frozen network (`shared`), is one agent for every game, whose
+decisions of a turn the trainer makes in one call (`Turn.snapshots`). The learner plays the role
 phase at every seat; once the roles are fixed (`opponent_seats`: the emperor's side or the
 rebels', 50/50, as in the team evaluation) the opponent takes one side and the learner keeps
 the other. Only the learner's decisions on its side are trained on: the role-phase records of
@@ -17,7 +20,7 @@ Every turn moves every game once:
         obs = games.observe(turn.learner)   # the learner's decisions with a choice
         ids, counts = turn.legal_ids(turn.learner)
         turn.actions[turn.learner] = ...    # one network call for all of them
-        for snapshot, rows in turn.snapshots: ...   # the same for each pool snapshot that plays
+        for agent, rows in turn.snapshots: ...      # the same for each snapshot or frozen network
         for row, table, result in games.advance(turn):   # every game steps; the ended ones
             ...                             # table.records[seat]: what the trainer kept per seat
 
@@ -54,12 +57,14 @@ TRAIN_SEEDS = (TRAIN_SEED_START, 2**63 - 1)
 class Table:
     """Who plays each seat of one training game, and what the trainer keeps per seat.
 
-    `mode`: SELF, SNAPSHOTS or an agent spec; `opponent`: the snapshot, or the spec's per-seat
-    agents; `controllers[seat]`: None for the learner, else the snapshot or the agent;
-    `records[seat]`: the trainer's records of the learner's decisions at that seat."""
+    `mode`: SELF, SNAPSHOTS or an agent spec; `opponent`: the snapshot, the spec's shared
+    agent (`shared`), or the spec's per-seat agents; `controllers[seat]`: None for the learner,
+    else the snapshot or the agent; `records[seat]`: the trainer's records of the learner's
+    decisions at that seat."""
 
     mode: str
     opponent: Any = None
+    shared: bool = False
     sides_pending: bool = False
     controllers: list[Any] = field(default_factory=lambda: [None] * NUM_SEATS)
     records: list[list[Any]] = field(default_factory=lambda: [[] for _ in range(NUM_SEATS)])
@@ -73,8 +78,9 @@ class Table:
 class Turn:
     """One move of every game: `seats` (K,) the acting seats, `masks` (K, N) int8 their legal
     actions (read-only), `actions` (K,) int64, already chosen for the forced moves and the
-    bots; the caller fills in `learner` (rows at a learner seat with a choice) and each
-    `snapshots` entry's rows."""
+    bots; the caller fills in `learner` (rows at a learner seat with a choice) and the rows of
+    each `snapshots` entry: (agent, rows) of every opponent that chooses for many games in one
+    call, a pool snapshot or a frozen network (`TrainingGames`'s `shared`)."""
 
     seats: np.ndarray
     masks: np.ndarray
@@ -99,9 +105,13 @@ class TrainingGames:
     """
 
     def __init__(self, rules: Rules, num_games: int, mix: OpponentMix, rng: np.random.Generator,
-                 snapshot: Callable[[np.random.Generator], Any] | None = None) -> None:
+                 snapshot: Callable[[np.random.Generator], Any] | None = None,
+                 shared: Callable[[str], Any | None] | None = None) -> None:
+        """`snapshot(rng)`: a pool snapshot for a new SNAPSHOTS game. `shared(spec)`: the one
+        agent that plays an agent spec of the mix at every game and seat, its decisions made by
+        the trainer in one call a turn (`Turn.snapshots`), or None for a bot played per seat."""
         self.rules = rules
-        self.mix, self.rng, self._snapshot = mix, rng, snapshot
+        self.mix, self.rng, self._snapshot, self._shared = mix, rng, snapshot, shared
         self.bots: dict[Hashable, list[Agent]] = {}  # (row, spec) -> that row's per-seat agents
         self.batch = BatchedGames(rules, num_games, autoreset="same_step", observe=False,
                                   next_seed=self._deal, records=False, engine="arrays")
@@ -137,6 +147,8 @@ class TrainingGames:
             if self._snapshot is None:
                 raise ValueError(f"opponent_mix: {SNAPSHOTS!r} needs a snapshot pool")
             table.opponent = self._snapshot(self.rng)
+        elif (agent := self._shared(mode) if self._shared else None) is not None:
+            table.opponent, table.shared = agent, True
         else:
             table.opponent = seat_bots(self.bots, (row, mode), mode, self.rules, self.rng)
         self._assign_sides(row, table)
@@ -148,7 +160,8 @@ class TrainingGames:
         if roles.phase != PLAY:
             return
         for seat in opponent_seats(roles, self.rng):
-            table.controllers[seat] = table.opponent if table.mode == SNAPSHOTS else table.opponent[seat]
+            table.controllers[seat] = table.opponent if table.mode == SNAPSHOTS or table.shared \
+                else table.opponent[seat]
             table.records[seat] = []  # its role-phase decisions were the learner's, its game is not
         table.sides_pending = False
 
@@ -167,7 +180,7 @@ class TrainingGames:
             ctrl = tables[b].controllers[seats[b]]
             if ctrl is None:
                 learner.append(b)
-            elif tables[b].mode == SNAPSHOTS:
+            elif tables[b].mode == SNAPSHOTS or tables[b].shared:
                 groups.setdefault(id(ctrl), (ctrl, []))[1].append(b)
             else:
                 bots.append((b, ctrl))
