@@ -42,8 +42,8 @@ def test_a_typo_in_the_yaml_file_is_blamed_on_the_file(tmp_path):
 
 def test_a_config_of_the_other_trainer_says_which_trainer_it_is_for(capsys, tmp_path):
     err = train(capsys, tmp_path, "ppo", "--config", "dmc_quick")
-    assert err == ("dmc_quick: advice, epsilon, networks, teacher, teacher_frames are keys of baohuang train dmc, "
-                   "not ppo: this looks like a DMC config; use baohuang train dmc")
+    assert err == ("dmc_quick: advice, epsilon, networks, target_lambda, teacher, teacher_frames are keys of "
+                   "baohuang train dmc, not ppo: this looks like a DMC config; use baohuang train dmc")
     err = train(capsys, tmp_path, "dmc", "--config", "ppo_quick")
     assert err.endswith("this looks like a PPO config; use baohuang train ppo")
     err = train(capsys, tmp_path, "ppo", "teacher_frames=5")
