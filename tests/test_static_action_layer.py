@@ -237,7 +237,10 @@ SELF_PLAY = ["advice=none", "teacher=", "teacher_frames=0", "opponent_mix=self=1
 def test_an_actor_sends_the_learner_what_it_sent_when_every_row_was_built_and_multiplied(overrides, taught):
     """A collector and the old one (`OldCollector`) of the same seed hand the learner the same
     chunks: the same observations, rows, targets, labels and kickstarting rows."""
-    cfg = load_config(DMCConfig, "dmc_quick", [*overrides, "games_per_actor=16", "actors=0", "unroll_length=16"])
+    # Monte-Carlo targets (target_lambda=1): the old collector records no Q for a teacher's move,
+    # which the λ-returns of the recipe's default would bootstrap from
+    cfg = load_config(DMCConfig, "dmc_quick", [*overrides, "games_per_actor=16", "actors=0", "unroll_length=16",
+                                               "target_lambda=1"])
     size = STATIC.shape[1] + advice_size(cfg.advice)
 
     def chunks(kind: type[Collector]) -> list[tuple]:
