@@ -84,11 +84,11 @@ class Collector:
     (`dmc:PATH` or `pretrained:NAME`: one frozen agent for every game, `_frozen_network`).
     `frames`: a shared counter the games' steps are added to, or None. `results` (modes of
     `opponent_mix`, 2): where the games against each opponent are counted (games, learner wins
-    with draws ½), shared memory for actor processes; a new array by default. Kickstarting (`DMCConfig.teacher`): the
-    learner's seats of a game play the teacher's moves when the game starts while this
-    collector's share of the run's frames is under its share of `teacher_frames` (each game
-    with the probability `DMCConfig.teacher_share` gives, all of them with the default hard
-    switch)."""
+    with draws ½), shared memory for actor processes; a new array by default. Kickstarting
+    (`DMCConfig.teacher`): the learner's seats of a game play the teacher's moves when the game
+    starts while this collector's share of the run's frames is under its share of
+    `teacher_frames` (each game with the probability `DMCConfig.teacher_share` gives, all of them
+    with the default hard switch)."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,

@@ -57,8 +57,9 @@ TRAIN_SEEDS = (TRAIN_SEED_START, 2**63 - 1)
 class Table:
     """Who plays each seat of one training game, and what the trainer keeps per seat.
 
-    `mode`: SELF, SNAPSHOTS or an agent spec; `opponent`: the snapshot, the spec's shared
-    agent (`shared`), or the spec's per-seat agents; `controllers[seat]`: None for the learner,
+    `mode`: SELF, SNAPSHOTS or an agent spec; `opponent`: one agent for every game whose
+    decisions the trainer makes in one call a turn (`shared`: a pool snapshot, or a spec's frozen
+    network), or the spec's per-seat agents; `controllers[seat]`: None for the learner,
     else the snapshot or the agent; `records[seat]`: the trainer's records of the learner's
     decisions at that seat."""
 
@@ -146,7 +147,7 @@ class TrainingGames:
         if mode == SNAPSHOTS:
             if self._snapshot is None:
                 raise ValueError(f"opponent_mix: {SNAPSHOTS!r} needs a snapshot pool")
-            table.opponent = self._snapshot(self.rng)
+            table.opponent, table.shared = self._snapshot(self.rng), True
         elif (agent := self._shared(mode) if self._shared else None) is not None:
             table.opponent, table.shared = agent, True
         else:
@@ -160,8 +161,7 @@ class TrainingGames:
         if roles.phase != PLAY:
             return
         for seat in opponent_seats(roles, self.rng):
-            table.controllers[seat] = table.opponent if table.mode == SNAPSHOTS or table.shared \
-                else table.opponent[seat]
+            table.controllers[seat] = table.opponent if table.shared else table.opponent[seat]
             table.records[seat] = []  # its role-phase decisions were the learner's, its game is not
         table.sides_pending = False
 
@@ -180,7 +180,7 @@ class TrainingGames:
             ctrl = tables[b].controllers[seats[b]]
             if ctrl is None:
                 learner.append(b)
-            elif tables[b].mode == SNAPSHOTS or tables[b].shared:
+            elif tables[b].shared:
                 groups.setdefault(id(ctrl), (ctrl, []))[1].append(b)
             else:
                 bots.append((b, ctrl))
