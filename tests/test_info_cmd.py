@@ -63,7 +63,7 @@ def test_a_run_directory_and_its_checkpoints(run_dir, capsys):
 def test_a_shipped_agent(capsys):
     text, data = info(capsys, "agents/pretrained/dmc_jj.pt")  # as the docs write it, from any directory
     assert "shipped            pretrained:dmc_jj: DMC, pure self-play" in text
-    assert "frames             110,764,672" in text and "rules fingerprint  e0c3aa5dc70c9572" in text
+    assert "frames             83,965,184" in text and "rules fingerprint  e0c3aa5dc70c9572" in text
     assert "none recorded" in text
     assert data["evaluation"] is None and data["size_bytes"] == find("dmc_jj").path.stat().st_size
     assert len(data["sha256"]) == 64 and data["network"]["advice"] == "none"

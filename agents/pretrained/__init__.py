@@ -49,8 +49,8 @@ class Pretrained:
 SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
     Pretrained("dmc_kickstart_jj", "dmc", "jj", "DMC with the heuristic's advice, kickstarted from it "
                "(configs/dmc_kickstart.yaml): 73% duplicate win rate against heuristic"),
-    Pretrained("dmc_jj", "dmc", "jj", "DMC, pure self-play for 60 minutes (configs/dmc_jj.yaml): "
-               "beats greedy, loses to heuristic"),
+    Pretrained("dmc_jj", "dmc", "jj", "DMC, pure self-play with λ-returns for 84 M frames (configs/dmc_jj.yaml): "
+               "50% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_lianzhong_classic", "dmc", "lianzhong_classic", "jj's kickstart recipe for the "
                "called guard (configs/dmc_kickstart_lianzhong_classic.yaml): 73% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_weihai", "dmc", "weihai", "jj's kickstart recipe for weihai "
