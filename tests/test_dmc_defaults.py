@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import torch
 import yaml
 
@@ -52,3 +53,24 @@ def test_a_checkpoint_from_before_networks_existed_is_read_as_per_role(tmp_path)
     assert config_from_dict(DMCConfig, DMCConfig.trained_config(loaded)).networks == "per_role"  # not the default
     assert resume_config(DMCConfig, path, algo="dmc").networks == "per_role"  # what `--resume` trains with
     assert sorted(loaded["models"]) == ["emperor", "guard", "rebel", "solo"]
+
+
+def test_older_checkpoints_resume_with_the_targets_and_hand_over_they_were_trained_with(tmp_path):
+    """A config from before `target_lambda` existed trained on Monte-Carlo returns: it resumes
+    with 1, not today's default 0.9. One with the removed `teacher_schedule` resumes when that
+    was the hard switch that remains, and is refused, saying why, when it was the gradual one."""
+    cfg = load_config(DMCConfig, None, ["actors=0", "unroll_length=16", "slots_per_role=8", "batch_slots=2",
+                                        "hidden=32", "head=16", "eval_minutes=0", "log_seconds=1000",
+                                        "total_frames=300", f"runs_dir={tmp_path}"])
+    path = train(cfg) / CHECKPOINT_NAME
+    ckpt = torch.load(path, weights_only=True)
+    assert ckpt["config"]["target_lambda"] == 0.9
+    del ckpt["config"]["target_lambda"]  # as written before the key existed
+    for schedule, refused in (("switch", False), ("linear", True)):
+        ckpt["config"]["teacher_schedule"] = schedule  # as written while the key existed
+        torch.save(ckpt, path)
+        if refused:
+            with pytest.raises(ValueError, match="teacher_schedule='linear', an option removed since"):
+                resume_config(DMCConfig, path, algo="dmc")
+        else:
+            assert resume_config(DMCConfig, path, algo="dmc").target_lambda == 1.0

@@ -136,20 +136,3 @@ def test_opponent_and_teacher_specs_are_checked_before_a_run_starts(tmp_path):
         with pytest.raises(ValueError, match="heuristc"):
             train(cfg)
     assert list(tmp_path.iterdir()) == []
-
-
-
-def test_a_linear_teacher_schedule_hands_the_games_over_gradually():
-    """teacher_schedule=linear: a game starting after half the teacher's frames is taught with
-    probability one half, none after them; the hard switch teaches every game until then."""
-    cfg = load_config(DMCConfig, None, [*TINY, "teacher=heuristic", "teacher_frames=1000",
-                                        "teacher_schedule=linear"])
-    assert [cfg.teacher_share(f) for f in (0, 250, 500, 1000, 5000)] == [1.0, 0.75, 0.5, 0.0, 0.0]
-    switch = load_config(DMCConfig, None, [*TINY, "teacher=heuristic", "teacher_frames=1000"])
-    assert [switch.teacher_share(f) for f in (0, 999, 1000)] == [1.0, 1.0, 0.0]
-    collector = _collector("self=1", "teacher=recording-test-bot", "teacher_frames=1000000",
-                           "teacher_schedule=linear", start_frames=500000)
-    draws = [collector._teaching() for _ in range(2000)]
-    assert 0.45 < np.mean(draws) < 0.55
-    with pytest.raises(ValueError, match="teacher_schedule='cosine' is not one of switch, linear"):
-        load_config(DMCConfig, None, [*TINY, "teacher=heuristic", "teacher_frames=10", "teacher_schedule=cosine"])

@@ -87,8 +87,7 @@ class Collector:
     with draws ½), shared memory for actor processes; a new array by default. Kickstarting
     (`DMCConfig.teacher`): the learner's seats of a game play the teacher's moves when the game
     starts while this collector's share of the run's frames is under its share of
-    `teacher_frames` (each game with the probability `DMCConfig.teacher_share` gives, all of them
-    with the default hard switch)."""
+    `teacher_frames`."""
 
     def __init__(self, cfg: DMCConfig, rules: Rules, nets: list[ActionScorer], buffers: dict[str, torch.Tensor],
                  free_queues: list, full_queue, frames, seed: int, blocking: bool = True,
@@ -118,7 +117,7 @@ class Collector:
         self.results = np.zeros((len(mix.modes), 2)) if results is None else results
         self._mode = {mode: i for i, mode in enumerate(mix.modes)}  # index in `results`
         # per row: its game plays the teacher's moves
-        self.taught = np.array([self._teaching() for _ in range(cfg.games_per_actor)])
+        self.taught = np.full(cfg.games_per_actor, self._teaching())
 
     @property
     def bots(self) -> dict:
@@ -126,13 +125,9 @@ class Collector:
         return self.games.bots
 
     def _teaching(self) -> bool:
-        """Whether a game starting now plays the teacher's moves (`DMCConfig.teacher_share` of
-        the run's frames, this collector's times the actors; a draw only where it is between
-        0 and 1)."""
-        if self.teacher is None:
-            return False
-        share = self.cfg.teacher_share(self.played * max(self.cfg.actors, 1))
-        return share >= 1 or (share > 0 and bool(self.rng.random() < share))
+        """Whether a game starting now plays the teacher's moves: while the run's frames (this
+        collector's times the actors) are under `teacher_frames`."""
+        return self.teacher is not None and self.played * max(self.cfg.actors, 1) < self.cfg.teacher_frames
 
     def _snapshot_agent(self, rng: np.random.Generator) -> DMCAgent:
         """The opponent of a new snapshot game: a snapshot drawn from the pool, as a greedy

@@ -20,8 +20,6 @@ from .model import network_names
 
 #: The network layout of checkpoints written before the `networks` key existed.
 LEGACY_NETWORKS = "per_role"
-#: `DMCConfig.teacher_schedule`: how a kickstarting teacher hands the games over to the learner.
-TEACHER_SCHEDULES = ("switch", "linear")
 
 
 def checkpoint_networks(arch: dict[str, Any]) -> str:
@@ -82,11 +80,9 @@ class DMCConfig(RunConfig):
     from the teacher's action values (one step of policy improvement over the teacher once
     the actors play its argmax). Empty: the learner plays from the first game."""
     teacher_frames: int = 0
-    """Frames (all actors together) played with the `teacher`'s moves before the learner's."""
-    teacher_schedule: str = "switch"
-    """How the teacher hands over (`teacher_share`): "switch", every game taught until
-    `teacher_frames`, then none (a hard switch); "linear", each game taught with a probability
-    that falls from 1 to 0 over `teacher_frames` (half as many taught frames in all)."""
+    """Frames (all actors together) played with the `teacher`'s moves before the learner's: every
+    game starting before them is taught, none after (a gradual hand-over was measured no better
+    with λ-returns and removed: docs/training.md, "The recipe, piece by piece")."""
     teacher_margin: float = 0.0
     """Margin of the supervised loss on the teacher's decisions (DQfD's large-margin loss,
     with one other legal move drawn per decision): relu(Q(s, other) + margin - Q(s, teacher's
@@ -124,8 +120,17 @@ class DMCConfig(RunConfig):
     def trained_config(cls, ckpt: dict[str, Any]) -> dict[str, Any]:
         """The saved config, with the `networks` of the checkpoint's arch when the config
         predates the key: a resumed run reads the layout it was trained with, not today's
-        default."""
-        return {"networks": checkpoint_networks(ckpt["arch"]), **ckpt["config"]}
+        default; likewise `target_lambda` 1 (Monte-Carlo returns) for a config from before that
+        key, whose default is 0.9 now. A `teacher_schedule` (a key removed since) is dropped when
+        it was the hard switch that remains; a run that handed over gradually cannot resume
+        (ValueError)."""
+        config = {"networks": checkpoint_networks(ckpt["arch"]), "target_lambda": 1.0, **ckpt["config"]}
+        schedule = config.pop("teacher_schedule", "switch")
+        if schedule != "switch":
+            raise ValueError(f"this checkpoint was trained with teacher_schedule={schedule!r}, an option removed "
+                             "since (the kickstart's hand-over is a hard switch); it still plays as an agent, "
+                             "but resuming its training needs a release that has the option")
+        return config
 
     def validate(self) -> None:
         super().validate()
@@ -141,21 +146,11 @@ class DMCConfig(RunConfig):
         if self.batch_slots > self.slots_per_role // 2:
             raise ValueError(f"batch_slots ({self.batch_slots}) must be at most half of slots_per_role "
                              f"({self.slots_per_role}) so actors never starve")
-        if self.teacher_schedule not in TEACHER_SCHEDULES:
-            raise ValueError(f"teacher_schedule={self.teacher_schedule!r} is not one of "
-                             f"{', '.join(TEACHER_SCHEDULES)}")
         if (self.teacher_frames > 0) != bool(self.teacher):
             raise ValueError(f"teacher={self.teacher!r} with teacher_frames={self.teacher_frames}: set both "
                              "(an agent spec and a positive frame count) or neither")
         if self.backend == "ray" and self.actors < 1:
             raise ValueError(f"backend=ray needs actors >= 1 (the Ray actors that play), got {self.actors}")
-
-    def teacher_share(self, played: int) -> float:
-        """The share of the games starting after `played` frames (all actors together) that
-        play the teacher's moves, by `teacher_schedule`."""
-        if not self.teacher or played >= self.teacher_frames:
-            return 0.0
-        return 1.0 if self.teacher_schedule == "switch" else 1.0 - played / self.teacher_frames
 
     @property
     def uses_pool(self) -> bool:
