@@ -26,9 +26,11 @@ BASE = "pretrained:dmc_kickstart_jj"
 #: Hints asked per test, at the human's first decisions with a choice (seeded games).
 HINTS = 3
 #: What a real-time measurement may exceed the limit by on a loaded machine (scheduling noise,
-#: a preempted step): wide, since the deadline rule itself is pinned on a stopped clock below;
-#: this catches the overruns a person would see (the first hint took 1,492 ms at limit=300).
-TOLERANCE_MS = 150
+#: preempted steps: a hint at limit=300 took 499 ms on the 2-core CI machine while the other
+#: test worker trained on the same cores): wide, since the deadline rule itself is pinned on a
+#: stopped clock below; this catches the overruns a person would see (before the search built
+#: its engine up front, the first hint took 1,492 ms at limit=300).
+TOLERANCE_MS = 300
 
 
 @pytest.fixture(scope="module")
