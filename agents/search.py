@@ -655,13 +655,12 @@ class SearchAgent:
     def _rollout_moves(self, batch, live: np.ndarray, masks: np.ndarray,
                        randoms: list[RandomAgent] | None) -> np.ndarray:
         """The rollout policy's moves in the rows `live`: the base network's as one batch
-        (`DMCAgent.choose_many`), the random rows' own players (`randoms`), another policy's
+        (`DMCAgent.act_many`), the random rows' own players (`randoms`), another policy's
         row by row (`act_each`)."""
         if self._rollout is self.base:
             at, legal = np.nonzero(masks)
             counts = np.bincount(at, minlength=len(masks))
-            best, _rows, _values = self.base.choose_many(batch.observe(live), masks, legal, counts, rows="taken")
-            return legal[np.cumsum(counts) - counts + best]
+            return self.base.act_many(batch.observe(live), masks, legal, counts)
         players = [randoms[b] for b in live.tolist()] if randoms is not None else [self._rollout] * live.size
         return np.asarray(act_each(players, masks, lambda js: batch.observe(live[js])))
 

@@ -88,8 +88,7 @@ def test_a_shared_opponent_plays_every_game_in_one_call_and_makes_the_per_seat_a
 
     def frozen_moves(games, turn, rows):  # what the DMC actor does (`Collector._snapshot_moves`)
         legal, counts = turn.legal_ids(rows)
-        best, _q, _advice = frozen._choose(games.observe(rows), turn.masks[rows], legal, counts)
-        return legal[np.cumsum(counts) - counts + best]
+        return frozen.act_many(games.observe(rows), turn.masks[rows], legal, counts)
 
     rng = np.random.default_rng(4)
     per_seat = TrainingGames(RULES, 6, mix, np.random.default_rng(3))

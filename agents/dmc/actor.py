@@ -241,8 +241,7 @@ class Collector:
         in Q, all scored in one call; nothing is recorded (only the learner's decisions are
         trained on)."""
         legal, counts = turn.legal_ids(rows)
-        best, _values, _advice = snapshot._choose(self.games.observe(rows), turn.masks[rows], legal, counts)  # no rows
-        turn.actions[rows] = legal[np.cumsum(counts) - counts + best]
+        turn.actions[rows] = snapshot.act_many(self.games.observe(rows), turn.masks[rows], legal, counts)
 
     def _count(self, table: Table, scores) -> None:
         """An ended game against an opponent that sat at the table (not self-play, not a deal

@@ -188,6 +188,14 @@ class DMCAgent:
         taken = np.cumsum(counts) - counts + best
         return best, self._rows(legal[taken], None if advice is None else advice[taken]), values
 
+    def act_many(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
+                 counts: np.ndarray) -> np.ndarray:
+        """The action ids (n,) of n decisions at once, ε-greedy in Q (arguments as
+        `action_rows_many`): what a player of many games needs (a pool snapshot, a frozen
+        opponent, a search's play-outs), without the rows or values `choose_many` returns."""
+        best, _values, _advice = self._choose(observations, masks, legal, counts)
+        return legal[np.cumsum(counts) - counts + best]
+
     def _choose(self, observations: np.ndarray, masks: np.ndarray, legal: np.ndarray,
                 counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The ε-greedy choices (n,) of `choose_many`, their Q (n,), and the advice columns the

@@ -112,7 +112,8 @@ class TrainingGames:
         agent that plays an agent spec of the mix at every game and seat, its decisions made by
         the trainer in one call a turn (`Turn.snapshots`), or None for a bot played per seat."""
         self.rules = rules
-        self.mix, self.rng, self._snapshot, self._shared = mix, rng, snapshot, shared
+        self.mix, self.rng, self._snapshot = mix, rng, snapshot
+        self._shared = shared or (lambda spec: None)
         self.bots: dict[Hashable, list[Agent]] = {}  # (row, spec) -> that row's per-seat agents
         self.batch = BatchedGames(rules, num_games, autoreset="same_step", observe=False,
                                   next_seed=self._deal, records=False, engine="arrays")
@@ -148,7 +149,7 @@ class TrainingGames:
             if self._snapshot is None:
                 raise ValueError(f"opponent_mix: {SNAPSHOTS!r} needs a snapshot pool")
             table.opponent, table.shared = self._snapshot(self.rng), True
-        elif (agent := self._shared(mode) if self._shared else None) is not None:
+        elif (agent := self._shared(mode)) is not None:
             table.opponent, table.shared = agent, True
         else:
             table.opponent = seat_bots(self.bots, (row, mode), mode, self.rules, self.rng)
