@@ -25,12 +25,13 @@ from web_helpers import client_for, seeded_store, start_game
 BASE = "pretrained:dmc_kickstart_jj"
 #: Hints asked per test, at the human's first decisions with a choice (seeded games).
 HINTS = 3
-#: What a real-time measurement may exceed the limit by on a loaded machine (scheduling noise,
-#: preempted steps: a hint at limit=300 took 499 ms on the 2-core CI machine while the other
-#: test worker trained on the same cores): wide, since the deadline rule itself is pinned on a
-#: stopped clock below; this catches the overruns a person would see (before the search built
-#: its engine up front, the first hint took 1,492 ms at limit=300).
-TOLERANCE_MS = 300
+#: What a hint's time may exceed its limit by when the search's clock is the CPU time of the
+#: thread it runs in (`test_search_hints_keep_within_their_time_limit`): the last step and
+#: scoring's estimate missing by a little. On the wall clock a 2-core CI machine whose other
+#: test worker trained stretched a hint at limit=300 to 604 ms, so a wall-clock bound either
+#: fails at random or is too wide to mean anything; the thread's CPU time is what the search
+#: itself spent, which other processes cannot stretch.
+TOLERANCE_MS = 100
 
 
 @pytest.fixture(scope="module")
@@ -104,14 +105,23 @@ def test_a_forced_move_is_hinted_as_the_only_move_without_search_figures(spec):
     assert not {"worlds", "milliseconds", "limit_ms"} & set(hint)
 
 
-def test_search_hints_keep_within_their_time_limit():
+def test_search_hints_keep_within_their_time_limit(monkeypatch):
     """limit=300, the default search otherwise (8 worlds, 3 moves, base play-outs to the end):
-    the time each hint reports stays within the limit plus scheduling noise (TOLERANCE_MS)."""
+    the time each hint reports stays within the limit plus TOLERANCE_MS, with the search timed
+    by its thread's CPU time so that the machine's load cannot decide the outcome. This catches
+    work the deadline does not govern (before the search built its engine up front, the first
+    hint took 1,492 ms at limit=300); the deadline rule itself is pinned on a stopped clock below."""
+    import time
+
+    import agents.search as search
+
+    monkeypatch.setattr(search.time, "perf_counter", time.thread_time)
     limit = 300
     hints = _hints(f"search:limit={limit}:base={BASE}", HINTS, choice=True)
     for _view, hint in hints:
         assert hint["kind"] == "search" and hint["limit_ms"] == limit
         assert hint["milliseconds"] <= limit + TOLERANCE_MS, hint
+        assert hint["milliseconds"] >= limit / 2, hint  # the clock ran: the search used its time
 
 
 class Clock:
