@@ -175,6 +175,30 @@ def test_ablation_run_refuses_an_unknown_variant(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+def test_anneal_run_refuses_a_start_model_that_is_not_there(tmp_path):
+    done = subprocess.run(["bash", str(ROOT / "experiments" / "anneal_run.sh"), "weihai", "nothing.pt"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert "usage: anneal_run.sh PRESET START_MODEL" in done.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_annealing_stage_starts_from_a_shipped_file_found_from_any_directory(tmp_path, monkeypatch):
+    """configs/dmc_anneal.yaml: the recipe's step lowered, a warm start from the shipped jj
+    agent by default, whose path resolves outside a clone too."""
+    from agents.dmc.config import DMCConfig
+    from agents.pretrained import checkpoint_path, find
+    from agents.training.config import load_config
+
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(DMCConfig, "dmc_anneal")
+    kickstart = load_config(DMCConfig, "dmc_kickstart")
+    assert (cfg.learning_rate, cfg.epsilon) == (kickstart.learning_rate / 4, 0.02) and not cfg.teacher
+    same = ("opponent_mix", "advice", "networks", "hidden", "head")
+    assert [getattr(cfg, k) for k in same] == [getattr(kickstart, k) for k in same]
+    assert checkpoint_path(cfg.init_from) == find("dmc_kickstart_jj").path
+
+
 def test_ablation_table_measures_each_variant_against_the_heuristic_and_the_base(tmp_path, capsys):
     """Two variants (copies of the shipped agent with their own counters), one deal: each
     against the heuristic, the other head to head against the base, then a table; a second call
