@@ -152,11 +152,14 @@ def test_the_margin_loss_teaches_the_network_to_rank_the_teachers_move_first(tmp
 
 
 def test_the_shipped_kickstart_agent_plays_with_the_advice_it_was_trained_with():
-    """`agents/pretrained/dmc_kickstart_jj.pt` (configs/dmc_kickstart.yaml) is a playing copy
-    that records its advice, so it scores the same rows it was trained on, anywhere a bot plays."""
+    """`agents/pretrained/dmc_kickstart_jj.pt` (configs/dmc_kickstart.yaml, then configs/dmc_anneal.yaml
+    on top) is a playing copy that records its advice, so it scores the same rows it was trained
+    on, anywhere a bot plays; the file it was annealed from is the kickstart run's, in the clone."""
     ckpt = torch.load("agents/pretrained/dmc_kickstart_jj.pt", weights_only=True)
     assert ckpt["arch"]["advice"] == "heuristic" and "optimizers" not in ckpt
-    assert ckpt["config"]["teacher"] == "heuristic" and ckpt["config"]["exp_name"] == "dmc_kickstart"
+    start = torch.load(ckpt["config"]["init_from"], weights_only=True)
+    assert start["config"]["teacher"] == "heuristic" and start["config"]["exp_name"] == "dmc_kickstart"
+    assert start["arch"] == ckpt["arch"]
     agent = make_agent("dmc:agents/pretrained/dmc_kickstart_jj.pt", RULES)
     assert isinstance(agent.advice, HeuristicAdvice)
     enc, game, differs = Encoder(RULES), Game(RULES, seed=9), 0

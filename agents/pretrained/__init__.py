@@ -48,18 +48,22 @@ class Pretrained:
 #: Every shipped agent, strongest first within a preset (`strongest` takes the first).
 SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
     Pretrained("dmc_kickstart_jj", "dmc", "jj", "DMC with the heuristic's advice, kickstarted from it "
-               "(configs/dmc_kickstart.yaml): 73% duplicate win rate against heuristic"),
+               "(configs/dmc_kickstart.yaml) for 150 minutes, then 15 minutes of annealing (configs/dmc_anneal.yaml): "
+               "79% duplicate win rate against heuristic"),
     Pretrained("dmc_jj", "dmc", "jj", "DMC, pure self-play with λ-returns for 84 M frames (configs/dmc_jj.yaml): "
                "50% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_lianzhong_classic", "dmc", "lianzhong_classic", "jj's kickstart recipe for the "
-               "called guard (configs/dmc_kickstart_lianzhong_classic.yaml): 73% duplicate win rate against heuristic"),
+               "called guard (configs/dmc_kickstart_lianzhong_classic.yaml), then 15 minutes of annealing "
+               "(configs/dmc_anneal.yaml): 75% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_weihai", "dmc", "weihai", "jj's kickstart recipe for weihai "
-               "(configs/dmc_kickstart_weihai.yaml): 70% duplicate win rate against heuristic"),
+               "(configs/dmc_kickstart_weihai.yaml), then 15 minutes of annealing (configs/dmc_anneal.yaml): "
+               "72% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_lianzhong_simple", "dmc", "lianzhong_simple", "jj's kickstart recipe for "
-               "lianzhong_simple (configs/dmc_kickstart_lianzhong_simple.yaml): 73% duplicate win rate against "
-               "heuristic"),
+               "lianzhong_simple (configs/dmc_kickstart_lianzhong_simple.yaml), then 15 minutes of annealing "
+               "(configs/dmc_anneal.yaml): 76% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_qingdao", "dmc", "qingdao", "jj's kickstart recipe for qingdao "
-               "(configs/dmc_kickstart_qingdao.yaml): 73% duplicate win rate against heuristic"),
+               "(configs/dmc_kickstart_qingdao.yaml), then 15 minutes of annealing (configs/dmc_anneal.yaml): "
+               "75% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_generic216", "dmc", "generic216", "jj's kickstart recipe for the 216-card game "
                "(configs/dmc_kickstart_generic216.yaml): 71% duplicate win rate against heuristic"),
 )}
