@@ -180,7 +180,7 @@ def test_actor_processes_play_the_pool_the_learner_publishes(tmp_path: Path):
 
     run_dir = train(load_config(DMCConfig, None, [
         *TINY, "actors=1", "opponent_mix=self=0.5,snapshots=0.5", "snapshot_minutes=0.005", "pool_size=2",
-        "log_seconds=0", "total_frames=1500", f"runs_dir={tmp_path}"]))
+        "log_seconds=0", "total_frames=4000", f"runs_dir={tmp_path}"]))  # games against the pool end in it
     ckpt = torch.load(run_dir / CHECKPOINT_NAME, weights_only=True)
     ids = ckpt["pool"]["ids"]
     assert len(ids) == 2 and 0 < ids[0] < ids[1]

@@ -32,7 +32,7 @@ def base_game(base, seed: int, steps: int) -> Game:
 
 def test_a_moves_likelihood_is_a_distribution_over_the_legal_moves_favouring_the_bases_choice(jj_base):
     rules = get_rules("jj")
-    game, encode = base_game(jj_base, 5, 40), encoder_of(rules).encode
+    game, encode = base_game(jj_base, 5, 38), encoder_of(rules).encode
     belief = PlayBelief(jj_base, rules, tau=0.05)
     obs, mask = encode(game, game.current_player), game.legal_mask()
     legal = np.flatnonzero(mask)
