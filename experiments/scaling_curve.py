@@ -45,15 +45,16 @@ def counters(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=False)["counters"]
 
 
-def known_pairs(evals: Path, deals: int, first_seed: int) -> dict[tuple[str, str], dict]:
-    """Every pair result of the team reports under `evals` on this deal range, by (a, b)
-    (also stored as (b, a) with the rate and the points per deal seen from b)."""
+def known_pairs(evals: Path, deals: int, first_seed: int, preset: str | None = None) -> dict[tuple[str, str], dict]:
+    """Every pair result of the team reports under `evals` on this deal range (and preset, when
+    given), by (a, b) (also stored as (b, a) with the rate and the points per deal seen from b)."""
     pairs: dict[tuple[str, str], dict] = {}
     for report_file in evals.rglob("report.json"):
         report = json.loads(report_file.read_text())
         d = report["deals"]
         if report.get("partial") or report["protocol"]["name"] != "team-duplicate" \
-                or (d["count"], d["first_seed"]) != (deals, first_seed):
+                or (d["count"], d["first_seed"]) != (deals, first_seed) \
+                or preset not in (None, d.get("preset")):
             continue
         for pair in report["pairs"]:
             pairs[pair["a"], pair["b"]] = {"rate": pair["duplicate_win_rate_a"], "diff": pair["paired_difference"]}
@@ -66,15 +67,17 @@ def known_pairs(evals: Path, deals: int, first_seed: int) -> dict[tuple[str, str
 
 def compare(a: str, b: str, args: argparse.Namespace, name: str | None = None) -> dict:
     """The team result of spec `a` against spec `b`: from a report under `--evals`, or played
-    into `--evals`/`name` (default: the two file stems, A_vs_B)."""
-    pairs = known_pairs(args.evals, args.deals, args.deal_seed)
+    into `--evals`/`name` (default: the two file stems, A_vs_B), on `args.preset` when it has one
+    (else the eval's default, jj)."""
+    preset = getattr(args, "preset", None)
+    pairs = known_pairs(args.evals, args.deals, args.deal_seed, preset)
     if (a, b) not in pairs:
         out = args.evals / (name or f"{Path(a.partition(':')[2]).stem or a}_vs_{Path(b.partition(':')[2]).stem or b}")
         print(f"[eval] {a} against {b}: {args.deals} deals -> {out}", file=sys.stderr, flush=True)
         subprocess.run(["baohuang", "eval", "--agents", a, b, "--protocol", "team", "--deals", str(args.deals),
-                        "--deal-seed", str(args.deal_seed), "--workers", str(args.workers), "--out", str(out)],
-                       check=True)
-        pairs = known_pairs(args.evals, args.deals, args.deal_seed)
+                        "--deal-seed", str(args.deal_seed), "--workers", str(args.workers), "--out", str(out),
+                        *(["--preset", preset] if preset else [])], check=True)
+        pairs = known_pairs(args.evals, args.deals, args.deal_seed, preset)
     return pairs[a, b]
 
 

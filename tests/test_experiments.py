@@ -169,6 +169,27 @@ def test_scaling_curve_plays_each_snapshot_once_and_reads_its_counters(tmp_path,
     assert len(list((run / "scaling_eval").rglob("report.json"))) == 3
 
 
+def test_compare_pair_plays_on_its_preset_and_reads_a_report_only_of_that_preset(tmp_path, capsys):
+    """One deal of heuristic against greedy on weihai lands under --evals/NAME with weihai's rules;
+    a second call reads it instead of playing; the same pair on jj is not taken from it."""
+    cp = load_experiment("compare_pair")
+    evals = tmp_path / "evals"
+
+    def line(preset: str, name: str) -> dict:
+        cp.main(["heuristic", "greedy", "--preset", preset, "--deals", "1", "--deal-seed", "21000000",
+                 "--workers", "1", "--evals", str(evals), "--name", name])
+        return json.loads(capsys.readouterr().out)
+
+    first = line("weihai", "w")
+    assert (first["eval"], first["preset"], first["deals"]) == ("w", "weihai", 1)
+    assert 0 <= first["low"] <= first["rate"] <= first["high"] <= 1
+    report = json.loads((evals / "w" / "report.json").read_text())
+    assert report["deals"]["preset"] == "weihai"
+    assert line("weihai", "again") == {**first, "eval": "again"} and not (evals / "again").exists()
+    assert line("jj", "j")["preset"] == "jj"
+    assert json.loads((evals / "j" / "report.json").read_text())["deals"]["preset"] == "jj"
+
+
 def test_ablation_run_refuses_an_unknown_variant(tmp_path):
     done = subprocess.run(["bash", str(ROOT / "experiments" / "ablation_run.sh"), "1", "sibling"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=30)
