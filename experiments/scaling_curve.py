@@ -17,6 +17,7 @@ training, and each snapshot's head-to-head rate against the one before.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import subprocess
@@ -45,16 +46,27 @@ def counters(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=False)["counters"]
 
 
+def played_these_files(report: dict) -> bool:
+    """False when a model file the report played has changed since (a run trained further under
+    the same path): its result is of another agent."""
+    for agent in report["agents_resolved"].values():
+        file = Path(agent.get("file") or "")
+        if agent.get("sha256") and file.is_file() and hashlib.sha256(file.read_bytes()).hexdigest() != agent["sha256"]:
+            return False
+    return True
+
+
 def known_pairs(evals: Path, deals: int, first_seed: int, preset: str | None = None) -> dict[tuple[str, str], dict]:
     """Every pair result of the team reports under `evals` on this deal range (and preset, when
-    given), by (a, b) (also stored as (b, a) with the rate and the points per deal seen from b)."""
+    given) whose model files are still the ones played, by (a, b) (also stored as (b, a) with the
+    rate and the points per deal seen from b)."""
     pairs: dict[tuple[str, str], dict] = {}
     for report_file in evals.rglob("report.json"):
         report = json.loads(report_file.read_text())
         d = report["deals"]
         if report.get("partial") or report["protocol"]["name"] != "team-duplicate" \
                 or (d["count"], d["first_seed"]) != (deals, first_seed) \
-                or preset not in (None, d.get("preset")):
+                or preset not in (None, d.get("preset")) or not played_these_files(report):
             continue
         for pair in report["pairs"]:
             pairs[pair["a"], pair["b"]] = {"rate": pair["duplicate_win_rate_a"], "diff": pair["paired_difference"]}

@@ -190,6 +190,31 @@ def test_compare_pair_plays_on_its_preset_and_reads_a_report_only_of_that_preset
     assert json.loads((evals / "j" / "report.json").read_text())["deals"]["preset"] == "jj"
 
 
+def test_compare_pair_plays_again_when_a_model_file_has_changed_since_its_report(tmp_path, capsys):
+    """A run trained further under the same path is another agent: its old report is not read."""
+    import shutil
+
+    import torch
+
+    cp = load_experiment("compare_pair")
+    model = tmp_path / "model.pt"
+    shutil.copy(ROOT / "agents/pretrained/dmc_kickstart_jj.pt", model)
+    evals = tmp_path / "evals"
+
+    def call(name: str) -> None:
+        cp.main([f"dmc:{model}", "greedy", "--deals", "1", "--workers", "1", "--evals", str(evals), "--name", name])
+        capsys.readouterr()
+
+    call("first")
+    call("same")
+    assert not (evals / "same").exists()
+    trained_on = torch.load(model, weights_only=False)
+    trained_on["counters"] = {**trained_on["counters"], "frames": trained_on["counters"]["frames"] + 1}
+    torch.save(trained_on, model)
+    call("after")
+    assert (evals / "after" / "report.json").is_file()
+
+
 def test_ablation_run_refuses_an_unknown_variant(tmp_path):
     done = subprocess.run(["bash", str(ROOT / "experiments" / "ablation_run.sh"), "1", "sibling"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=30)
