@@ -88,7 +88,8 @@ def compare(a: str, b: str, args: argparse.Namespace, name: str | None = None) -
         print(f"[eval] {a} against {b}: {args.deals} deals -> {out}", file=sys.stderr, flush=True)
         subprocess.run(["baohuang", "eval", "--agents", a, b, "--protocol", "team", "--deals", str(args.deals),
                         "--deal-seed", str(args.deal_seed), "--workers", str(args.workers), "--out", str(out),
-                        *(["--preset", preset] if preset else [])], check=True)
+                        *(["--preset", preset] if preset else [])],
+                       stdout=subprocess.DEVNULL, check=True)  # the report is in its files; stdout is ours
         pairs = known_pairs(args.evals, args.deals, args.deal_seed, preset)
     return pairs[a, b]
 
