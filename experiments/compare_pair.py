@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--name", help="the new report's folder under --evals (default A_vs_B)")
     args = p.parse_args(argv)
     args.evals.mkdir(parents=True, exist_ok=True)
-    result = compare(args.a, args.b, args, name=args.name)
+    result = compare(args.a, args.b, args, name=args.name, preset=args.preset)
     print(json.dumps({"eval": args.name, "a": args.a, "b": args.b, "preset": args.preset,
                       "first_seed": args.deal_seed, **rate(result),
                       "points_per_deal": round(result["diff"]["mean"], 3)}))

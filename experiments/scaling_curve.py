@@ -17,7 +17,7 @@ training, and each snapshot's head-to-head rate against the one before.
 from __future__ import annotations
 
 import argparse
-import hashlib
+import functools
 import json
 import re
 import subprocess
@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 
 import torch
+
+from agents.files.checkpoint import sha256_of
 
 HEURISTIC = "heuristic"
 
@@ -46,13 +48,21 @@ def counters(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=False)["counters"]
 
 
+@functools.cache
+def _sha256(path: str, mtime_ns: int, size: int) -> str:
+    """A file's sha256, hashed once per version of the file (its mtime and size are the key)."""
+    return sha256_of(path)
+
+
 def played_these_files(report: dict) -> bool:
     """False when a model file the report played has changed since (a run trained further under
     the same path): its result is of another agent."""
     for agent in report["agents_resolved"].values():
         file = Path(agent.get("file") or "")
-        if agent.get("sha256") and file.is_file() and hashlib.sha256(file.read_bytes()).hexdigest() != agent["sha256"]:
-            return False
+        if agent.get("sha256") and file.is_file():
+            stat = file.stat()
+            if _sha256(str(file), stat.st_mtime_ns, stat.st_size) != agent["sha256"]:
+                return False
     return True
 
 
@@ -77,11 +87,10 @@ def known_pairs(evals: Path, deals: int, first_seed: int, preset: str | None = N
     return pairs
 
 
-def compare(a: str, b: str, args: argparse.Namespace, name: str | None = None) -> dict:
+def compare(a: str, b: str, args: argparse.Namespace, name: str | None = None, preset: str | None = None) -> dict:
     """The team result of spec `a` against spec `b`: from a report under `--evals`, or played
-    into `--evals`/`name` (default: the two file stems, A_vs_B), on `args.preset` when it has one
-    (else the eval's default, jj)."""
-    preset = getattr(args, "preset", None)
+    into `--evals`/`name` (default: the two file stems, A_vs_B), on `preset` (default: the
+    eval's, jj; a report of any preset is read)."""
     pairs = known_pairs(args.evals, args.deals, args.deal_seed, preset)
     if (a, b) not in pairs:
         out = args.evals / (name or f"{Path(a.partition(':')[2]).stem or a}_vs_{Path(b.partition(':')[2]).stem or b}")

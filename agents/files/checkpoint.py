@@ -10,6 +10,7 @@ export`: only `MODEL_KEYS`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 from pathlib import Path
@@ -81,6 +82,15 @@ def _preset_hint(have: dict[str, Any], want: dict[str, Any]) -> str:
         plays_preset = False
     return f": it plays preset {preset!r}, so add --preset {preset} (in Python: get_rules({preset!r}))" \
         if plays_preset else ""
+
+
+def sha256_of(path: str | os.PathLike) -> str:
+    """The hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:

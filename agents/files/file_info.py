@@ -24,8 +24,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .checkpoint import checkpoint_kind, load_checkpoint
-from .onnx_export import INPUTS, ONNX_FORMAT, require_onnx, sha256_of
+from .checkpoint import checkpoint_kind, load_checkpoint, sha256_of
+from .onnx_export import INPUTS, ONNX_FORMAT, require_onnx
 from ..pretrained import SHIPPED, checkpoint_path
 from ..training.run import CHECKPOINT_NAME, MODEL_NAME
 

@@ -26,7 +26,6 @@ the graph); the export uses torch's TorchScript-based exporter, which needs noth
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -45,7 +44,7 @@ from baohuang_env.rules import Rules
 
 from ..nets.action_features import ActionFeatures
 from ..nets.advice import HEURISTIC_COLUMNS, check_advice
-from .checkpoint import load_checkpoint
+from .checkpoint import load_checkpoint, sha256_of
 from ..dmc.agent import DMCAgent
 from ..dmc.config import checkpoint_networks
 from ..dmc.model import role_indices
@@ -133,15 +132,6 @@ def action_feature_layout(rules: Rules, advice: str) -> list[dict[str, Any]]:
     for i, column in enumerate(_ADVICE_COLUMNS[advice]):
         layout.append({"name": f"advice.{column}", "offset": off + i, "size": 1})
     return layout
-
-
-def sha256_of(path: str | os.PathLike) -> str:
-    """The hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def export_metadata(checkpoint: str | os.PathLike, ckpt: dict[str, Any]) -> dict[str, str]:

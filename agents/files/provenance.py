@@ -10,14 +10,13 @@ final evaluation write it into report.json as `agents_resolved`.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 from baohuang_env import __version__
 from baohuang_env.rules import Rules
 
-from .checkpoint import load_checkpoint
+from .checkpoint import load_checkpoint, sha256_of
 from ..pretrained import checkpoint_path, chosen
 
 #: The agent kinds that load a checkpoint file named by their argument.
@@ -28,12 +27,8 @@ def file_fingerprint(path: str | Path) -> dict[str, Any]:
     """A checkpoint file as a report records it: its absolute path, the sha256 of its bytes,
     and the rules fingerprint it was trained for (None when it records none)."""
     path = Path(path).resolve()
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
     compat = load_checkpoint(path).get("compat", {})
-    return {"file": str(path), "sha256": digest.hexdigest(), "rules_fingerprint": compat.get("rules_fingerprint")}
+    return {"file": str(path), "sha256": sha256_of(path), "rules_fingerprint": compat.get("rules_fingerprint")}
 
 
 def resolve_spec(spec: str, rules: Rules) -> dict[str, Any]:
