@@ -56,8 +56,8 @@ SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
                "called guard (configs/dmc_kickstart_lianzhong_classic.yaml), then 30 minutes of annealing "
                "(configs/dmc_anneal.yaml): 76% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_weihai", "dmc", "weihai", "jj's kickstart recipe for weihai "
-               "(configs/dmc_kickstart_weihai.yaml), then 30 minutes of annealing (configs/dmc_anneal.yaml): "
-               "74% duplicate win rate against heuristic"),
+               "(configs/dmc_kickstart_weihai.yaml), then 45 minutes of annealing (configs/dmc_anneal.yaml): "
+               "76% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_lianzhong_simple", "dmc", "lianzhong_simple", "jj's kickstart recipe for "
                "lianzhong_simple (configs/dmc_kickstart_lianzhong_simple.yaml), then 15 minutes of annealing "
                "(configs/dmc_anneal.yaml): 76% duplicate win rate against heuristic"),
