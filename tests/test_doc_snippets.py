@@ -251,7 +251,7 @@ def documented_trainings() -> set[tuple[str, str, tuple[str, ...]]]:
             words = re.sub(r"\[[^\]]*\]", " ", m.group(2)).split()
             if "--config" in words[:-1]:
                 config = words[words.index("--config") + 1]
-                overrides = tuple(w for w in words if re.fullmatch(r"\w+=\S+", w))
+                overrides = tuple(w for w in words if re.fullmatch(r"\w+=\S*", w))
                 found.add((m.group(1), config, overrides))
     return found
 
