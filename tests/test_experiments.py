@@ -281,3 +281,47 @@ def test_ablation_table_needs_the_base_run(tmp_path):
     (tmp_path / "lambda" / "run" / "snapshots").mkdir(parents=True)
     with pytest.raises(SystemExit, match=r"no .*base/RUN/snapshots/model_50\.pt"):
         load_experiment("ablation_table").main([str(tmp_path)])
+
+
+def test_expert_iteration_records_the_search_verdicts_and_the_finetune_teaches_its_moves(tmp_path):
+    """exit_data.py writes each searched decision's candidates (the base policy's move first, the
+    choice among them, the base move's own gain 0); exit_finetune.py, given deviations, writes a
+    checkpoint of the same layout whose values now rank the search's move above the base's."""
+    import numpy as np
+
+    from agents.dmc.agent import DMCAgent
+    from baohuang_env.rules import get_rules
+
+    data, fake = tmp_path / "data.npz", tmp_path / "deviations.npz"
+    load_experiment("exit_data").main(["--deals", "2", "--chunk", "1", "--deal-seed", "41000002", "--out", str(data)])
+    with np.load(data) as z:
+        d = {k: z[k] for k in z.files}
+    la, ca = d["legal_at"], d["candidates_at"]
+    n = len(d["obs"])
+    assert n > 5 and len(d["choice"]) == n and len(la) == len(ca) == n + 1 and len(d["anchor_obs"]) > 5
+    for i in range(n):
+        legal, cands = d["legal"][la[i]:la[i + 1]], d["candidates"][ca[i]:ca[i + 1]]
+        assert set(cands) <= set(legal) and 0 <= d["choice"][i] < len(cands) and d["gains"][ca[i]] == 0
+    # the search rarely leaves its base on two deals: call its second candidate the better one
+    two = [i for i in range(n) if ca[i + 1] - ca[i] > 1]
+    d["choice"][two] = 1
+    np.savez(fake, **d)
+    out = tmp_path / "model.pt"
+    load_experiment("exit_finetune").main([str(fake), "--out", str(out), "--epochs", "300", "--lr", "0.001",
+                                           "--holdout", "0", "--anchor-weight", "0.1"])
+    rules = get_rules("jj")
+    before = DMCAgent.from_checkpoint(str(ROOT / "agents/pretrained/dmc_kickstart_jj.pt"), rules)
+    after = DMCAgent.from_checkpoint(str(out), rules)
+    assert len(after.nets) == len(before.nets)
+
+    def prefers_search(agent: DMCAgent) -> float:
+        wins = []
+        for i in two:
+            b, c = d["candidates"][ca[i]], d["candidates"][ca[i] + 1]
+            mask = np.zeros(len(agent.features), np.int8)
+            mask[d["legal"][la[i]:la[i + 1]]] = 1  # the advice columns read the whole mask
+            q = agent.action_values(d["obs"][i], np.array([b, c]), mask)
+            wins.append(q[1] > q[0])
+        return float(np.mean(wins))
+
+    assert prefers_search(before) == 0.0 and prefers_search(after) >= 0.9
