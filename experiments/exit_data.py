@@ -3,7 +3,7 @@
 The search agent (docs/search.md) plays one side of each deal against the heuristic, team
 protocol, on training deals (seeds nobody evaluates on). At every decision it searches it
 records the observation, the legal moves, its candidates (the base policy's move first), each
-candidate's paired gain over the base move with the worlds behind it, and its choice. At one in
+candidate's paired gain over the base move, and its choice. At one in
 `--anchors` of the decisions it leaves to the base policy it records the observation and the
 legal moves alone: states whose values the fine-tuning keeps where they were.
 
@@ -41,7 +41,6 @@ class RecordingSearch(SearchAgent):
             self.searched.append((info.observation.copy(), np.flatnonzero(info.mask).astype(np.int32),
                                   np.array(result.candidates, np.int32),
                                   np.array([e.gain for e in result.estimates], np.float32),
-                                  np.array([e.worlds for e in result.estimates], np.int32),
                                   result.candidates.index(result.choice)))
         return result
 
@@ -70,8 +69,7 @@ def save(path: Path, agent: RecordingSearch) -> None:
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(
         tmp, obs=np.stack([r[0] for r in s]), legal=legal, legal_at=legal_at, candidates=cand, candidates_at=cand_at,
-        gains=np.concatenate([r[3] for r in s]), worlds=np.concatenate([r[4] for r in s]),
-        choice=np.array([r[5] for r in s], np.int32),
+        gains=np.concatenate([r[3] for r in s]), choice=np.array([r[4] for r in s], np.int32),
         anchor_obs=np.stack([r[0] for r in a]) if a else np.zeros((0, s[0][0].size), np.float32),
         anchor_legal=anchor_legal, anchor_at=anchor_at)
     tmp.replace(path)
@@ -80,7 +78,8 @@ def save(path: Path, agent: RecordingSearch) -> None:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--preset", default="jj")
-    p.add_argument("--search", default="search", help="the search agent's spec (base: the shipped agent)")
+    p.add_argument("--settings", help="the search's settings, KEY=VALUE:... as after `search:` (docs/search.md; "
+                   "default: its defaults over the shipped agent)")
     p.add_argument("--deals", type=int, default=1000)
     p.add_argument("--deal-seed", type=int, default=41_000_000, help="first deal seed (training deals)")
     p.add_argument("--chunk", type=int, default=100, help="deals between saves")
@@ -88,8 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
     rules = get_rules(args.preset)
-    spec = args.search.partition(":")[2] if ":" in args.search else None
-    agent = RecordingSearch(rules, SearchSettings.parse(spec), seed=args.deal_seed, anchor_every=args.anchors)
+    agent = RecordingSearch(rules, SearchSettings.parse(args.settings), seed=args.deal_seed, anchor_every=args.anchors)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     for first in range(args.deal_seed, args.deal_seed + args.deals, args.chunk):

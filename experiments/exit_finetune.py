@@ -23,20 +23,20 @@ import torch
 from agents.dmc.agent import DMCAgent
 from agents.dmc.config import checkpoint_networks
 from agents.dmc.model import network_names
-from agents.files.checkpoint import load_checkpoint, save_checkpoint
+from agents.files.checkpoint import MODEL_KEYS, load_checkpoint, save_checkpoint
 from baohuang_env.rules import get_rules
 
 
 class Rows:
-    """Flattened training rows: the observation (an index into `obs`), action row, network and
-    starting Q of each."""
+    """Flattened training rows: the observation (an index into `obs`, each with the network that
+    scores it), action row and starting Q of each."""
 
     def __init__(self, agent: DMCAgent, cap: int, rng: np.random.Generator) -> None:
         self.agent, self.cap, self.rng = agent, cap, rng
         self.obs: list[np.ndarray] = []
+        self.net_of_obs: list[int] = []
         self.obs_of: list[int] = []
         self.rows: list[np.ndarray] = []
-        self.net: list[int] = []
         self.q0: list[float] = []
         self.anchor: list[bool] = []
 
@@ -51,21 +51,21 @@ class Rows:
         mask[legal] = 1
         rows = self.agent.action_rows(obs, mask, ids)
         q = self.agent.scores(obs, rows)
-        start, net = len(self.rows), self.agent.network_of(obs)
+        start = len(self.rows)
         self.obs.append(obs)
+        self.net_of_obs.append(self.agent.network_of(obs))
         for i, a in enumerate(ids):
             self.obs_of.append(len(self.obs) - 1)
             self.rows.append(rows[i])
-            self.net.append(net)
             self.q0.append(float(q[i]))
             self.anchor.append(int(a) not in free)
         return {int(a): start + i for i, a in enumerate(ids[:len(keep)])}
 
     def tensors(self) -> tuple[torch.Tensor, ...]:
-        """(observations, observation of each row, action rows, network, starting Q, anchored)."""
-        return (torch.from_numpy(np.stack(self.obs)).float(), torch.tensor(self.obs_of),
-                torch.from_numpy(np.stack(self.rows)).float(),
-                torch.tensor(self.net), torch.tensor(self.q0), torch.tensor(self.anchor))
+        """(observations, observation of each row, action rows, network of each row, starting Q, anchored)."""
+        obs_of = torch.tensor(self.obs_of)
+        return (torch.from_numpy(np.stack(self.obs)).float(), obs_of, torch.from_numpy(np.stack(self.rows)).float(),
+                torch.tensor(self.net_of_obs)[obs_of], torch.tensor(self.q0), torch.tensor(self.anchor))
 
 
 def build(agent: DMCAgent, files: list[Path], cap: int, max_anchors: int, seed: int) -> tuple[Rows, np.ndarray]:
@@ -162,11 +162,9 @@ def main(argv: list[str] | None = None) -> None:
         if step % 100 == 0 or step == steps - 1:
             print(f"step {step}: hinge {hinge.item():.4f} anchor {anchor.item():.6f} search's move preferred: "
                   f"trained on {preferred(pairs):.1%}, held out {preferred(held):.1%}", file=sys.stderr, flush=True)
-    ckpt = load_checkpoint(args.base)
+    ckpt = {k: v for k, v in load_checkpoint(args.base).items() if k in MODEL_KEYS}  # a playing copy
     for name, m in zip(network_names(checkpoint_networks(ckpt["arch"])), nets, strict=True):
         ckpt["models"][name] = {k: v.detach().clone() for k, v in m.state_dict().items()}
-    ckpt.pop("format", None)
-    ckpt.pop("version", None)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     save_checkpoint(args.out, ckpt)
     print(f"wrote {args.out}", file=sys.stderr)
