@@ -325,3 +325,59 @@ def test_expert_iteration_records_the_search_verdicts_and_the_finetune_teaches_i
         return float(np.mean(wins))
 
     assert prefers_search(before) == 0.0 and prefers_search(after) >= 0.9
+
+
+def _values_along_a_deal(path: Path, seed: int = 4):
+    """The agent of checkpoint `path`'s values of every legal move along one deal the shipped jj
+    agent plays against itself (the same decisions for every checkpoint)."""
+    import numpy as np
+
+    from agents.dmc.agent import DMCAgent
+    from baohuang_env import Game, get_rules
+    from baohuang_env.encoding import Encoder
+
+    rules = get_rules("jj")
+    judge = DMCAgent.from_checkpoint(str(ROOT / "agents/pretrained/dmc_kickstart_jj.pt"), rules)
+    agent = DMCAgent.from_checkpoint(str(path), rules)
+    enc, game, values = Encoder(rules), Game(rules, seed=seed), []
+    while not game.is_over:
+        obs, mask = enc.encode(game, game.current_player), game.legal_mask()
+        values.append(agent.action_values(obs, np.flatnonzero(mask), mask))
+        game.step(judge.act(obs, mask))
+    return np.concatenate(values)
+
+
+def test_a_widened_network_computes_what_the_narrow_one_did_and_averages_only_with_its_own_shape(tmp_path, capsys):
+    """widen_network.py grows the shipped jj network without changing a value; average_weights.py
+    averages two networks into their mean, and refuses networks of different shapes."""
+    import numpy as np
+    import torch
+
+    from agents.files.checkpoint import load_checkpoint, save_checkpoint
+
+    shipped = ROOT / "agents/pretrained/dmc_kickstart_jj.pt"
+    wide = tmp_path / "wide.pt"
+    hidden, head = load_checkpoint(shipped)["arch"]["hidden"] + 64, load_checkpoint(shipped)["arch"]["head"] + 32
+    load_experiment("widen_network").main([str(shipped), "--hidden", str(hidden), "--head", str(head),
+                                           "--out", str(wide)])
+    ckpt = load_checkpoint(wide)
+    assert (ckpt["arch"]["hidden"], ckpt["arch"]["head"]) == (hidden, head)
+    assert ckpt["models"]["shared"]["state.0.weight"].shape == (hidden, 487)
+    narrow_values, wide_values = _values_along_a_deal(shipped), _values_along_a_deal(wide)
+    assert len(narrow_values) > 100 and np.abs(narrow_values - wide_values).max() < 1e-4
+    with pytest.raises(SystemExit, match="widen only"):
+        load_experiment("widen_network").main([str(shipped), "--hidden", "64", "--head", "32", "--out",
+                                               str(tmp_path / "narrow.pt")])
+
+    # the mean of the shipped network and a copy of it with every weight doubled: 1.5 times it
+    doubled = dict(load_checkpoint(shipped))
+    doubled["models"] = {"shared": {k: 2 * v for k, v in doubled["models"]["shared"].items()}}
+    save_checkpoint(tmp_path / "doubled.pt", doubled)
+    soup = tmp_path / "soup.pt"
+    load_experiment("average_weights").main([str(shipped), str(tmp_path / "doubled.pt"), "--out", str(soup)])
+    mean, start = load_checkpoint(soup), load_checkpoint(shipped)
+    for key, weight in start["models"]["shared"].items():
+        assert torch.allclose(mean["models"]["shared"][key], 1.5 * weight)
+    assert [a["weight"] for a in mean["config"]["averaged_from"]] == [0.5, 0.5]
+    with pytest.raises(SystemExit, match="arch differs"):
+        load_experiment("average_weights").main([str(shipped), str(wide), "--out", str(tmp_path / "bad.pt")])
