@@ -27,8 +27,11 @@ run=$(ls -d "$root"/baohuang-*/ 2>/dev/null | head -1)
 if [ -n "$run" ] && [ -f "$run/checkpoint.pt" ]; then
   baohuang train dmc --resume "$run" total_minutes="$minutes" --no-eval
 else
+  # the network's sizes are the start's (KEY=VALUE pairs after them still win)
+  sizes=$(python -c 'import sys, torch; a = torch.load(sys.argv[1], weights_only=True)["arch"]
+print("hidden=%d head=%d" % (a["hidden"], a["head"]))' "$start")
   baohuang train dmc --config dmc_anneal preset="$preset" init_from="$start" exp_name="anneal_$preset" \
-    total_minutes="$minutes" seed="$seed" eval_minutes=0 runs_dir="$root" "$@" --no-eval
+    total_minutes="$minutes" seed="$seed" eval_minutes=0 runs_dir="$root" $sizes "$@" --no-eval
   run=$(ls -d "$root"/baohuang-*/ | head -1)
 fi
 evaluate() {  # name, deals, first seed, agent, opponent: one JSON line

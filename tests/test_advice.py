@@ -153,13 +153,21 @@ def test_the_margin_loss_teaches_the_network_to_rank_the_teachers_move_first(tmp
 
 def test_the_shipped_kickstart_agent_plays_with_the_advice_it_was_trained_with():
     """`agents/pretrained/dmc_kickstart_jj.pt` (configs/dmc_kickstart.yaml, then configs/dmc_anneal.yaml
-    on top) is a playing copy that records its advice, so it scores the same rows it was trained
-    on, anywhere a bot plays; the file it was annealed from is the kickstart run's, in the clone."""
+    on top, then the network widened and the stage again) is a playing copy that records its
+    advice, so it scores the same rows it was trained on, anywhere a bot plays; the files it
+    grew from are in the clone: the narrow agent it was widened from, annealed from the
+    kickstart run's."""
     ckpt = torch.load("agents/pretrained/dmc_kickstart_jj.pt", weights_only=True)
     assert ckpt["arch"]["advice"] == "heuristic" and "optimizers" not in ckpt
-    start = torch.load(ckpt["config"]["init_from"], weights_only=True)
+    narrow = torch.load(ckpt["config"]["widened_from"], weights_only=True)
+    assert ckpt["config"]["init_from"] == ckpt["config"]["widened_from"]
+    sizes = ("hidden", "head")
+    assert {k: v for k, v in narrow["arch"].items() if k not in sizes} == \
+        {k: v for k, v in ckpt["arch"].items() if k not in sizes}
+    assert all(narrow["arch"][k] < ckpt["arch"][k] for k in sizes)
+    start = torch.load(narrow["config"]["init_from"], weights_only=True)
     assert start["config"]["teacher"] == "heuristic" and start["config"]["exp_name"] == "dmc_kickstart"
-    assert start["arch"] == ckpt["arch"]
+    assert start["arch"] == narrow["arch"]
     agent = make_agent("dmc:agents/pretrained/dmc_kickstart_jj.pt", RULES)
     assert isinstance(agent.advice, HeuristicAdvice)
     enc, game, differs = Encoder(RULES), Game(RULES, seed=9), 0

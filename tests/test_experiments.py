@@ -233,7 +233,9 @@ def test_anneal_run_refuses_a_start_model_that_is_not_there(tmp_path):
 
 def test_the_annealing_stage_starts_from_a_shipped_file_found_from_any_directory(tmp_path, monkeypatch):
     """configs/dmc_anneal.yaml: the recipe's step lowered, a warm start from the shipped jj
-    agent by default, whose path resolves outside a clone too."""
+    agent by default, whose path resolves outside a clone too, with that agent's network sizes."""
+    import torch
+
     from agents.dmc.config import DMCConfig
     from agents.pretrained import checkpoint_path, find
     from agents.training.config import load_config
@@ -242,9 +244,11 @@ def test_the_annealing_stage_starts_from_a_shipped_file_found_from_any_directory
     cfg = load_config(DMCConfig, "dmc_anneal")
     kickstart = load_config(DMCConfig, "dmc_kickstart")
     assert (cfg.learning_rate, cfg.epsilon) == (kickstart.learning_rate / 4, 0.02) and not cfg.teacher
-    same = ("opponent_mix", "advice", "networks", "hidden", "head")
+    same = ("opponent_mix", "advice", "networks")
     assert [getattr(cfg, k) for k in same] == [getattr(kickstart, k) for k in same]
     assert checkpoint_path(cfg.init_from) == find("dmc_kickstart_jj").path
+    arch = torch.load(find("dmc_kickstart_jj").path, weights_only=True)["arch"]
+    assert (cfg.hidden, cfg.head) == (arch["hidden"], arch["head"])
 
 
 def test_ablation_table_measures_each_variant_against_the_heuristic_and_the_base(tmp_path, capsys):

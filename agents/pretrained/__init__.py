@@ -48,8 +48,8 @@ class Pretrained:
 #: Every shipped agent, strongest first within a preset (`strongest` takes the first).
 SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
     Pretrained("dmc_kickstart_jj", "dmc", "jj", "DMC with the heuristic's advice, kickstarted from it "
-               "(configs/dmc_kickstart.yaml) for 150 minutes, then 15 minutes of annealing (configs/dmc_anneal.yaml): "
-               "79% duplicate win rate against heuristic"),
+               "(configs/dmc_kickstart.yaml) for 150 minutes, 15 minutes of annealing (configs/dmc_anneal.yaml), "
+               "then widened to 512 units and annealed 50 minutes more: 79% duplicate win rate against heuristic"),
     Pretrained("dmc_jj", "dmc", "jj", "DMC, pure self-play with λ-returns for 84 M frames (configs/dmc_jj.yaml): "
                "50% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_lianzhong_classic", "dmc", "lianzhong_classic", "jj's kickstart recipe for the "
