@@ -28,7 +28,7 @@ if [ -n "$run" ] && [ -f "$run/checkpoint.pt" ]; then
   baohuang train dmc --resume "$run" total_minutes="$minutes" --no-eval
 else
   # the network's sizes are the start's (KEY=VALUE pairs after them still win)
-  sizes=$(python -c 'import sys, torch; a = torch.load(sys.argv[1], weights_only=True)["arch"]
+  sizes=$(python -c 'import sys; from agents.files.checkpoint import load_checkpoint; a = load_checkpoint(sys.argv[1])["arch"]
 print("hidden=%d head=%d" % (a["hidden"], a["head"]))' "$start")
   baohuang train dmc --config dmc_anneal preset="$preset" init_from="$start" exp_name="anneal_$preset" \
     total_minutes="$minutes" seed="$seed" eval_minutes=0 runs_dir="$root" $sizes "$@" --no-eval

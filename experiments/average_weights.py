@@ -19,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.files.checkpoint import MODEL_KEYS, load_checkpoint, save_checkpoint
+from agents.files.checkpoint import load_checkpoint, playing_copy, save_checkpoint
 
 
 def average(paths: list[Path], weights: list[float] | None = None) -> dict:
@@ -46,7 +46,7 @@ def average(paths: list[Path], weights: list[float] | None = None) -> dict:
         }
         for name, state in first["models"].items()
     }
-    out = {k: first[k] for k in MODEL_KEYS}
+    out = playing_copy(first)
     out["models"] = models
     out["counters"] = {k: max(c["counters"].get(k, 0) for c in ckpts) for k in first["counters"]}
     out["config"] = {**first["config"], "averaged_from": [

@@ -23,7 +23,7 @@ import torch
 from agents.dmc.agent import DMCAgent
 from agents.dmc.config import checkpoint_networks
 from agents.dmc.model import network_names
-from agents.files.checkpoint import MODEL_KEYS, load_checkpoint, save_checkpoint
+from agents.files.checkpoint import load_checkpoint, playing_copy, save_checkpoint
 from baohuang_env.rules import get_rules
 
 
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         if step % 100 == 0 or step == steps - 1:
             print(f"step {step}: hinge {hinge.item():.4f} anchor {anchor.item():.6f} search's move preferred: "
                   f"trained on {preferred(pairs):.1%}, held out {preferred(held):.1%}", file=sys.stderr, flush=True)
-    ckpt = {k: v for k, v in load_checkpoint(args.base).items() if k in MODEL_KEYS}  # a playing copy
+    ckpt = playing_copy(load_checkpoint(args.base))
     for name, m in zip(network_names(checkpoint_networks(ckpt["arch"])), nets, strict=True):
         ckpt["models"][name] = {k: v.detach().clone() for k, v in m.state_dict().items()}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from agents.files.checkpoint import MODEL_KEYS, load_checkpoint, save_checkpoint
+from agents.files.checkpoint import load_checkpoint, playing_copy, save_checkpoint
 from agents.nets.networks import ActionScorer
 
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
         models = {"shared": widen(ckpt["models"]["shared"], args.hidden, args.head, args.seed)}
     except ValueError as e:
         sys.exit(f"widen_network.py: {e}")
-    out = {k: ckpt[k] for k in MODEL_KEYS}
+    out = playing_copy(ckpt)
     sizes = {"hidden": args.hidden, "head": args.head}
     out.update(models=models, arch={**ckpt["arch"], **sizes},
                config={**ckpt["config"], **sizes, "widened_from": str(args.checkpoint)})

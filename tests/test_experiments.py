@@ -351,7 +351,7 @@ def _values_along_a_deal(path: Path, seed: int = 4):
     return np.concatenate(values)
 
 
-def test_a_widened_network_computes_what_the_narrow_one_did_and_averages_only_with_its_own_shape(tmp_path, capsys):
+def test_a_widened_network_computes_what_the_narrow_one_did_and_averages_only_with_its_own_shape(tmp_path):
     """widen_network.py grows the shipped jj network without changing a value; average_weights.py
     averages two networks into their mean, and refuses networks of different shapes."""
     import numpy as np
@@ -361,7 +361,8 @@ def test_a_widened_network_computes_what_the_narrow_one_did_and_averages_only_wi
 
     shipped = ROOT / "agents/pretrained/dmc_kickstart_jj.pt"
     wide = tmp_path / "wide.pt"
-    hidden, head = load_checkpoint(shipped)["arch"]["hidden"] + 64, load_checkpoint(shipped)["arch"]["head"] + 32
+    arch = load_checkpoint(shipped)["arch"]
+    hidden, head = arch["hidden"] + 64, arch["head"] + 32
     load_experiment("widen_network").main([str(shipped), "--hidden", str(hidden), "--head", str(head),
                                            "--out", str(wide)])
     ckpt = load_checkpoint(wide)

@@ -93,6 +93,12 @@ def sha256_of(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+def playing_copy(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    """The part of a loaded checkpoint that plays (`MODEL_KEYS`): what `baohuang export` writes,
+    and what a script that changes a network's weights starts its output from."""
+    return {k: checkpoint[k] for k in MODEL_KEYS}
+
+
 def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
     """torch.save to a temporary file in the same folder, then rename over `path`."""
     with atomic_path(path) as tmp:

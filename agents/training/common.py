@@ -16,7 +16,7 @@ import torch
 
 from baohuang_env.rules import Rules
 
-from ..files.checkpoint import MODEL_KEYS, checkpoint_kind, load_checkpoint, save_checkpoint
+from ..files.checkpoint import checkpoint_kind, load_checkpoint, playing_copy, save_checkpoint
 from .opponents import opponent_tag
 
 
@@ -63,7 +63,7 @@ def export_model(checkpoint: str | os.PathLike, out: str | os.PathLike, force: b
         if not force:
             raise ValueError(f"{out} already exists ({'a playing copy' if kind else 'not a checkpoint'}); "
                              f"pass --force to replace it, or choose another file")
-    save_checkpoint(out, {k: ckpt[k] for k in MODEL_KEYS})
+    save_checkpoint(out, playing_copy(ckpt))
 
 
 def evaluate_live(agent: Any, opponents: list[str], rules: Rules, deals: int, first_seed: int,
