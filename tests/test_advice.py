@@ -153,14 +153,18 @@ def test_the_margin_loss_teaches_the_network_to_rank_the_teachers_move_first(tmp
 
 def test_the_shipped_kickstart_agent_plays_with_the_advice_it_was_trained_with():
     """`agents/pretrained/dmc_kickstart_jj.pt` (configs/dmc_kickstart.yaml, then configs/dmc_anneal.yaml
-    on top, then the network widened and the stage again, then the stage at a smaller step) is a
-    playing copy that records its advice, so it scores the same rows it was trained on, anywhere
-    a bot plays; the files it grew from are in the clone: the wide agent it was annealed from,
+    on top, then the network widened and the stage again, then the stage at a smaller step, then
+    with twice the self-play) is a playing copy that records its advice, so it scores the same
+    rows it was trained on, anywhere a bot plays; the files it grew from are in the clone: the
+    agent at the smaller step it was trained from, the wide agent that one was annealed from,
     the narrow agent that one was widened from, annealed from the kickstart run's."""
     ckpt = torch.load("agents/pretrained/dmc_kickstart_jj.pt", weights_only=True)
     assert ckpt["arch"]["advice"] == "heuristic" and "optimizers" not in ckpt
-    wide = torch.load(ckpt["config"]["init_from"], weights_only=True)
-    assert wide["arch"] == ckpt["arch"]
+    assert ckpt["config"]["opponent_mix"] == {"self": 0.4, "heuristic": 0.6}
+    smaller_step = torch.load(ckpt["config"]["init_from"], weights_only=True)
+    assert smaller_step["config"]["learning_rate"] == ckpt["config"]["learning_rate"] == 0.00003
+    wide = torch.load(smaller_step["config"]["init_from"], weights_only=True)
+    assert wide["arch"] == smaller_step["arch"] == ckpt["arch"]
     narrow = torch.load(wide["config"]["widened_from"], weights_only=True)
     assert wide["config"]["init_from"] == wide["config"]["widened_from"]
     sizes = ("hidden", "head")

@@ -49,8 +49,8 @@ class Pretrained:
 SHIPPED: dict[str, Pretrained] = {p.name: p for p in (
     Pretrained("dmc_kickstart_jj", "dmc", "jj", "DMC with the heuristic's advice, kickstarted from it "
                "(configs/dmc_kickstart.yaml) for 150 minutes, 15 minutes of annealing (configs/dmc_anneal.yaml), "
-               "then widened to 512 units, annealed 50 minutes more and 60 at a smaller step: "
-               "81% duplicate win rate against heuristic"),
+               "then widened to 512 units, annealed 50 minutes more, 60 at a smaller step and 30 with "
+               "twice the self-play: 81% duplicate win rate against heuristic"),
     Pretrained("dmc_jj", "dmc", "jj", "DMC, pure self-play with λ-returns for 84 M frames (configs/dmc_jj.yaml): "
                "50% duplicate win rate against heuristic"),
     Pretrained("dmc_kickstart_lianzhong_classic", "dmc", "lianzhong_classic", "jj's kickstart recipe for the "
